@@ -1,0 +1,103 @@
+// The tour: models, queries and transactions on the embedded SQLite default.
+//
+//     swift run shark-tour
+//
+// Every statement the store runs is printed (arguments redacted), so you can watch what
+// each call costs.
+import Foundation
+import SharkORM
+import SharkSQLite
+
+@Model
+final class Department {
+    var name: String = ""
+    var budget: Decimal = 0
+}
+
+@Model
+final class Person {
+    var name: String = ""
+    var age: Int = 0
+    var email: String?
+    var payrollNumber: Int = 0
+    var joined: Date = Date()
+    var tags: [String] = []
+    var level: Level = .junior
+    @Transient var isSelected = false
+
+    enum Level: String, Codable { case junior, senior, principal }
+
+    static let indexes: [Index<Person>] = [.on(\.name), .on(\.age), .unique(\.payrollNumber)]
+
+    init(name: String, age: Int, payrollNumber: Int) {
+        self.name = name
+        self.age = age
+        self.payrollNumber = payrollNumber
+    }
+
+    func willDelete() -> Bool { level != .principal }
+}
+
+func section(_ title: String) { print("\n== \(title)") }
+
+let path = FileManager.default.temporaryDirectory.appendingPathComponent("shark-tour.sqlite").path
+for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+
+let store = try Store(.sqlite(path: path).traced { print("   sql: \($0)") })
+Store.default = store
+print("SharkORM tour on SQLite \(sqliteVersion), database at \(path)")
+
+section("Insert: the table and indexes are created on first use")
+let ada = Person(name: "Ada", age: 36, payrollNumber: 1)
+try ada.commit()
+print("Ada got id \(ada.id)")
+
+section("Update: only the changed column is written")
+ada.age = 37
+try ada.commit()
+
+section("No change, no statement")
+try ada.commit()
+
+section("A transaction: all or nothing")
+try store.transaction {
+    for (index, name) in ["Grace", "Alan", "Edsger", "Barbara"].enumerated() {
+        try store.commit(Person(name: name, age: 30 + index * 5, payrollNumber: 10 + index))
+    }
+}
+
+section("A failed transaction rolls back rows and objects")
+let duplicate = Person(name: "Impostor", age: 99, payrollNumber: 1)
+do {
+    try store.transaction {
+        ada.age = 40
+        try store.commit(ada)
+        try store.commit(duplicate)  // payrollNumber 1 is taken: unique index
+    }
+} catch {
+    print("   refused: \(error)")
+}
+print("Ada's age is back to \(ada.age); the impostor is persisted: \(duplicate.isPersisted)")
+
+section("Queries")
+let over35 = try Person.query().where(\.age > 35).orderBy(\.name).fetch()
+print("over 35:", over35.map(\.name))
+let page = try Person.query().orderByDescending(\.age).limit(2).offset(1).fetch()
+print("2nd and 3rd oldest:", page.map { "\($0.name) (\($0.age))" })
+print("names starting with A:", try Person.query().where(.like(\.name, "a%")).count())
+print("no email:", try Person.query().where(\.email == nil).count())
+
+section("A veto")
+let boss = Person(name: "Boss", age: 60, payrollNumber: 99)
+boss.level = .principal
+try boss.commit()
+do { try boss.remove() } catch { print("   refused: \(error)") }
+
+section("Remove")
+if let alan = try Person.query().where(\.name == "Alan").first() {
+    try alan.remove()
+}
+print("people left:", try Person.query().count())
+
+store.close()
+print("\nDone.")

@@ -1,0 +1,169 @@
+// CSQLite: one table of sqlite3 function pointers.
+//
+// SQLite and SQLCipher export the same `sqlite3_*` symbols, so they can never both be linked
+// into one binary. The Swift SQL layer therefore never calls `sqlite3_*` directly: it calls
+// through a `shark_sqlite3_api` table, filled either from the system libsqlite3 linked into
+// the binary (CSQLiteSystem) or from a library loaded into an isolated namespace
+// (`shark_sqlite3_api_load`, used for SQLCipher).
+//
+// The types are declared here as opaque structs, so this header does not include any
+// sqlite3.h and cannot clash with another module (GRDB's, say) that does.
+#ifndef SHARK_CSQLITE_H
+#define SHARK_CSQLITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct shark_sqlite3 shark_sqlite3;
+typedef struct shark_sqlite3_stmt shark_sqlite3_stmt;
+typedef int64_t shark_sqlite3_int64;
+typedef void (*shark_sqlite3_destructor)(void *);
+
+// Result codes and flags used by the Swift layer (values from the SQLite C API).
+#define SHARK_SQLITE_OK 0
+#define SHARK_SQLITE_ERROR 1
+#define SHARK_SQLITE_BUSY 5
+#define SHARK_SQLITE_LOCKED 6
+#define SHARK_SQLITE_READONLY 8
+#define SHARK_SQLITE_CANTOPEN 14
+#define SHARK_SQLITE_CONSTRAINT 19
+#define SHARK_SQLITE_NOTADB 26
+#define SHARK_SQLITE_ROW 100
+#define SHARK_SQLITE_DONE 101
+#define SHARK_SQLITE_CONSTRAINT_UNIQUE 2067
+#define SHARK_SQLITE_CONSTRAINT_PRIMARYKEY 1555
+
+#define SHARK_SQLITE_OPEN_READONLY 0x00000001
+#define SHARK_SQLITE_OPEN_READWRITE 0x00000002
+#define SHARK_SQLITE_OPEN_CREATE 0x00000004
+#define SHARK_SQLITE_OPEN_URI 0x00000040
+#define SHARK_SQLITE_OPEN_NOMUTEX 0x00008000
+#define SHARK_SQLITE_OPEN_PRIVATECACHE 0x00040000
+
+#define SHARK_SQLITE_PREPARE_PERSISTENT 0x01
+
+#define SHARK_SQLITE_INTEGER 1
+#define SHARK_SQLITE_FLOAT 2
+#define SHARK_SQLITE_TEXT 3
+#define SHARK_SQLITE_BLOB 4
+#define SHARK_SQLITE_NULL 5
+
+/// The sqlite3 functions the SQL layer uses. Entries marked optional may be NULL when the
+/// loaded library is too old to have them (SQLCipher 3.4.1 is SQLite 3.15.2).
+typedef struct shark_sqlite3_api {
+    int (*libversion_number)(void);
+    const char *(*libversion)(void);
+    int (*threadsafe)(void);
+    int (*open_v2)(const char *, shark_sqlite3 **, int, const char *);
+    int (*close_v2)(shark_sqlite3 *);
+    const char *(*errmsg)(shark_sqlite3 *);
+    int (*extended_errcode)(shark_sqlite3 *);
+    const char *(*errstr)(int);
+    int (*extended_result_codes)(shark_sqlite3 *, int);
+    int (*exec)(shark_sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *, char **);
+    int (*prepare_v2)(shark_sqlite3 *, const char *, int, shark_sqlite3_stmt **, const char **);
+    int (*prepare_v3)(shark_sqlite3 *, const char *, int, unsigned int, shark_sqlite3_stmt **,
+                      const char **);  // optional: SQLite 3.20
+    int (*finalize)(shark_sqlite3_stmt *);
+    int (*reset)(shark_sqlite3_stmt *);
+    int (*clear_bindings)(shark_sqlite3_stmt *);
+    int (*step)(shark_sqlite3_stmt *);
+    int (*bind_parameter_count)(shark_sqlite3_stmt *);
+    int (*bind_null)(shark_sqlite3_stmt *, int);
+    int (*bind_int64)(shark_sqlite3_stmt *, int, shark_sqlite3_int64);
+    int (*bind_double)(shark_sqlite3_stmt *, int, double);
+    int (*bind_text)(shark_sqlite3_stmt *, int, const char *, int, shark_sqlite3_destructor);
+    int (*bind_blob)(shark_sqlite3_stmt *, int, const void *, int, shark_sqlite3_destructor);
+    int (*column_count)(shark_sqlite3_stmt *);
+    const char *(*column_name)(shark_sqlite3_stmt *, int);
+    int (*column_type)(shark_sqlite3_stmt *, int);
+    shark_sqlite3_int64 (*column_int64)(shark_sqlite3_stmt *, int);
+    double (*column_double)(shark_sqlite3_stmt *, int);
+    const unsigned char *(*column_text)(shark_sqlite3_stmt *, int);
+    const void *(*column_blob)(shark_sqlite3_stmt *, int);
+    int (*column_bytes)(shark_sqlite3_stmt *, int);
+    int (*changes)(shark_sqlite3 *);
+    shark_sqlite3_int64 (*last_insert_rowid)(shark_sqlite3 *);
+    int (*busy_timeout)(shark_sqlite3 *, int);
+    const char *(*sql)(shark_sqlite3_stmt *);
+    int (*get_autocommit)(shark_sqlite3 *);
+    void (*free)(void *);
+    void (*interrupt)(shark_sqlite3 *);
+    int (*key)(shark_sqlite3 *, const void *, int);    // optional: SQLCipher only
+    int (*rekey)(shark_sqlite3 *, const void *, int);  // optional: SQLCipher only
+} shark_sqlite3_api;
+
+/// Fills `api` from the library at `path`. When `isolated` is non-zero the library is loaded
+/// into a fresh link-map namespace (`dlmopen(LM_ID_NEWLM)`, falling back to
+/// `RTLD_DEEPBIND`), so its `sqlite3_*` symbols can never bind to, or be bound by, another
+/// SQLite in the process. Returns 0 on success; otherwise writes a message into `error`.
+int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *api, char *error,
+                           size_t error_capacity);
+
+// Inline helpers: Swift cannot spell SQLITE_TRANSIENT, and calling through these keeps the
+// Swift side free of optional function-pointer unwrapping on hot paths.
+
+static inline int shark_bind_text(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
+                                  int index, const char *text, int length) {
+    return api->bind_text(stmt, index, text, length, (shark_sqlite3_destructor)-1);
+}
+
+static inline int shark_bind_blob(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
+                                  int index, const void *bytes, int length) {
+    return api->bind_blob(stmt, index, bytes, length, (shark_sqlite3_destructor)-1);
+}
+
+static inline int shark_bind_int64(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
+                                   int index, int64_t value) {
+    return api->bind_int64(stmt, index, value);
+}
+
+static inline int shark_bind_double(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
+                                    int index, double value) {
+    return api->bind_double(stmt, index, value);
+}
+
+static inline int shark_bind_null(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
+                                  int index) {
+    return api->bind_null(stmt, index);
+}
+
+static inline int shark_step(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt) {
+    return api->step(stmt);
+}
+
+static inline int shark_reset(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt) {
+    return api->reset(stmt);
+}
+
+static inline int shark_column_type(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
+                                    int index) {
+    return api->column_type(stmt, index);
+}
+
+static inline int64_t shark_column_int64(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
+                                         int index) {
+    return api->column_int64(stmt, index);
+}
+
+static inline double shark_column_double(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
+                                         int index) {
+    return api->column_double(stmt, index);
+}
+
+static inline const unsigned char *shark_column_text(const shark_sqlite3_api *api,
+                                                     shark_sqlite3_stmt *stmt, int index) {
+    return api->column_text(stmt, index);
+}
+
+static inline const void *shark_column_blob(const shark_sqlite3_api *api,
+                                            shark_sqlite3_stmt *stmt, int index) {
+    return api->column_blob(stmt, index);
+}
+
+static inline int shark_column_bytes(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
+                                     int index) {
+    return api->column_bytes(stmt, index);
+}
+
+#endif

@@ -1,0 +1,60 @@
+import SwiftDiagnostics
+
+/// The errors `@Model` reports at compile time, each naming the property at fault.
+enum ModelDiagnostic: DiagnosticMessage {
+    case notAClass
+    case unsupportedType(property: String, type: String)
+    case missingType(property: String)
+    case letProperty(property: String)
+    case multipleBindings
+    case observers(property: String)
+    case lazyProperty(property: String)
+    case keyType(type: String)
+    case transientWithoutValue(property: String)
+
+    static let supportedTypes =
+        "Bool, Int, Int8, Int16, Int32, Int64, UInt, UInt8, UInt16, UInt32, UInt64, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
+
+    var message: String {
+        switch self {
+        case .notAClass:
+            return "@Model can only be applied to a class"
+        case .unsupportedType(let property, let type):
+            return
+                "property '\(property)' has type '\(type)', which cannot be stored; supported types are \(Self.supportedTypes) (mark it @Transient to keep it out of storage)"
+        case .missingType(let property):
+            return "property '\(property)' needs a type annotation, e.g. 'var \(property): String = …'"
+        case .letProperty(let property):
+            return "property '\(property)' is a 'let'; persisted properties must be 'var' (or mark it @Transient)"
+        case .multipleBindings:
+            return "declare one persisted property per 'var'"
+        case .observers(let property):
+            return
+                "property '\(property)' has willSet/didSet observers, which @Model does not support on persisted properties"
+        case .lazyProperty(let property):
+            return "property '\(property)' is lazy; mark it @Transient to keep it out of storage"
+        case .keyType(let type):
+            return "the key 'id' has type '\(type)'; a model key must be Int64 (assigned by the store), UUID or String"
+        case .transientWithoutValue(let property):
+            return "@Transient property '\(property)' needs an initial value"
+        }
+    }
+
+    var diagnosticID: MessageID {
+        let id: String
+        switch self {
+        case .notAClass: id = "notAClass"
+        case .unsupportedType: id = "unsupportedType"
+        case .missingType: id = "missingType"
+        case .letProperty: id = "letProperty"
+        case .multipleBindings: id = "multipleBindings"
+        case .observers: id = "observers"
+        case .lazyProperty: id = "lazyProperty"
+        case .keyType: id = "keyType"
+        case .transientWithoutValue: id = "transientWithoutValue"
+        }
+        return MessageID(domain: "SharkMacros", id: id)
+    }
+
+    var severity: DiagnosticSeverity { .error }
+}

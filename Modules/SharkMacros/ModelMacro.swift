@@ -1,0 +1,165 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Model`: turns a class into a persisted model.
+///
+/// - member role: the schema, the row decoder (`init(_sharkRow:)`), the column writer,
+///   the restore used by rollback and refresh, the key-path → column table, and an `id` when
+///   the class declares none;
+/// - member-attribute role: `@_SharkPersisted(column:)` on every persisted property, which
+///   adds change tracking;
+/// - extension role: the `Model` conformance.
+public struct ModelMacro {}
+
+extension ModelMacro: MemberMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self) else {
+            context.diagnose(Diagnostic(node: node, message: ModelDiagnostic.notAClass))
+            return []
+        }
+        let model = ModelAnalysis(declaration)
+        for diagnostic in model.diagnostics { context.diagnose(diagnostic) }
+        if !model.diagnostics.isEmpty { return [] }
+
+        let typeName = model.typeName
+        let entity = entityName(from: node) ?? typeName
+        var members: [DeclSyntax] = []
+
+        if model.key.isSynthesized {
+            members.append("public private(set) var id: Int64 = 0")
+        }
+        members.append("public var _$shark = SharkORM.ModelState()")
+        members.append("public static var _sharkEntityName: String { \(literal: entity) }")
+        members.append("public static var _sharkKeyKind: SharkORM.KeyKind { .\(raw: model.keyKind) }")
+
+        let columns = model.properties.map { property -> String in
+            let type = property.type.trimmedDescription
+            var defaultValue = "nil"
+            if let initializer = property.initializer, property.column != 0 {
+                defaultValue = "try? SharkORM._SharkCoding.value((\(initializer.trimmedDescription)) as \(type))"
+            }
+            return """
+                SharkORM.ColumnSchema(
+                    name: \(stringLiteral(property.name)),
+                    type: SharkORM._SharkCoding.storageType((\(type)).self),
+                    isNullable: SharkORM._SharkCoding.isNullable((\(type)).self),
+                    defaultValue: \(defaultValue)
+                )
+                """
+        }
+        members.append(
+            """
+            public static let _sharkSchemaColumns: [SharkORM.ColumnSchema] = [
+            \(raw: columns.joined(separator: ",\n"))
+            ]
+            """)
+
+        let keyPathCases = model.properties.map {
+            "if keyPath == \\\(typeName).\($0.name) as AnyKeyPath { return \($0.column) }"
+        }
+        members.append(
+            """
+            public static func _sharkColumnIndex(for keyPath: AnyKeyPath) -> Int32? {
+            \(raw: keyPathCases.joined(separator: "\n"))
+            return nil
+            }
+            """)
+
+        let reads = model.properties.map {
+            "self.\($0.name) = try SharkORM._SharkCoding.read((\($0.type.trimmedDescription)).self, from: row, at: \($0.column))"
+        }
+        members.append(
+            """
+            public required init(_sharkRow row: some SharkORM.RowReader) throws(SharkORM.SharkError) {
+            \(raw: reads.joined(separator: "\n"))
+            }
+            """)
+        if !model.hasInitializer && model.allStoredHaveValues {
+            members.append("public init() {}")
+        }
+
+        let writes = model.properties.map {
+            "case \($0.column): try SharkORM._SharkCoding.write(self.\($0.name), to: &row, at: position)"
+        }
+        members.append(
+            """
+            public func _sharkWrite(column: Int32, to row: inout some SharkORM.RowWriter, at position: Int32) throws(SharkORM.SharkError) {
+            switch column {
+            \(raw: writes.joined(separator: "\n"))
+            default: break
+            }
+            }
+            """)
+
+        members.append(
+            """
+            public func _sharkRestore(from row: some SharkORM.RowReader) throws(SharkORM.SharkError) {
+            \(raw: reads.joined(separator: "\n"))
+            }
+            """)
+
+        let assign = model.keyKind == "autoIncrement" ? "self.id = key" : ""
+        members.append(
+            """
+            public func _sharkAssignKey(_ key: Int64) {
+            \(raw: assign)
+            }
+            """)
+        return members
+    }
+
+    private static func entityName(from node: AttributeSyntax) -> String? {
+        guard case .argumentList(let arguments) = node.arguments else { return nil }
+        for argument in arguments where argument.label?.text == "entity" {
+            if let literal = argument.expression.as(StringLiteralExprSyntax.self),
+                let segment = literal.segments.first?.as(StringSegmentSyntax.self)
+            {
+                return segment.content.text
+            }
+        }
+        return nil
+    }
+
+    private static func stringLiteral(_ text: String) -> String {
+        "\"" + text + "\""
+    }
+}
+
+extension ModelMacro: MemberAttributeMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard declaration.is(ClassDeclSyntax.self),
+            let variable = member.as(VariableDeclSyntax.self),
+            let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+        else { return [] }
+        let model = ModelAnalysis(declaration)
+        guard model.diagnostics.isEmpty,
+            let property = model.properties.first(where: { $0.name == name && !$0.isSynthesized })
+        else { return [] }
+        return ["@SharkORM._SharkPersisted(column: \(raw: property.column))"]
+    }
+}
+
+extension ModelMacro: ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): SharkORM.Model {}")]
+    }
+}

@@ -1,0 +1,83 @@
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@_SharkPersisted(column:)`, added by `@Model` to each persisted property: moves the value
+/// into a private `_name` backing property and routes every write through a setter that
+/// marks the column changed, so a commit writes only changed columns.
+///
+/// The `init` accessor lets the class's own initializers assign the property as if it were
+/// stored.
+public struct PersistedPropertyMacro {}
+
+extension PersistedPropertyMacro: AccessorMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard let (name, _) = nameAndBinding(declaration), let column = column(of: node) else { return [] }
+        return [
+            """
+            @storageRestrictions(initializes: _\(raw: name))
+            init(initialValue) {
+                _\(raw: name) = initialValue
+            }
+            """,
+            """
+            get {
+                _\(raw: name)
+            }
+            """,
+            """
+            set {
+                _\(raw: name) = newValue
+                _$shark.markDirty(\(raw: column))
+            }
+            """,
+        ]
+    }
+
+    private static func column(of node: AttributeSyntax) -> String? {
+        guard case .argumentList(let arguments) = node.arguments else { return nil }
+        return arguments.first?.expression.trimmedDescription
+    }
+
+    static func nameAndBinding(_ declaration: some DeclSyntaxProtocol) -> (String, PatternBindingSyntax)? {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+            let binding = variable.bindings.first,
+            let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+        else { return nil }
+        return (name, binding)
+    }
+}
+
+extension PersistedPropertyMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let (name, binding) = nameAndBinding(declaration) else { return [] }
+        var initializer = binding.initializer.map { " = " + $0.value.trimmedDescription } ?? ""
+        let type = binding.typeAnnotation?.type.trimmedDescription
+        // A UUID key with no initial value gets a new time-ordered one.
+        if name == "id", initializer.isEmpty, type == "UUID" || type == "Foundation.UUID" {
+            initializer = " = UUID.v7()"
+        }
+        let annotation = type.map { ": " + $0 } ?? ""
+        return ["private var _\(raw: name)\(raw: annotation)\(raw: initializer)"]
+    }
+}
+
+/// `@Transient`: keeps a property out of storage. `@Model` reads the attribute; the macro
+/// itself generates nothing.
+public struct TransientMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        []
+    }
+}

@@ -1,0 +1,168 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// One persisted property of a model class, as the macros see it.
+struct PersistedProperty {
+    let name: String
+    /// The declared (or literal-inferred) type, as written.
+    let type: TypeSyntax
+    let initializer: ExprSyntax?
+    /// The column position: 0 for the key, then declaration order.
+    var column: Int32
+    /// Whether the declaration is the macro's own (`id` added when the class has none).
+    let isSynthesized: Bool
+}
+
+/// What `@Model` learns from a class declaration. Every macro role runs the same analysis so
+/// that column positions always agree.
+struct ModelAnalysis {
+    var typeName: String
+    var properties: [PersistedProperty] = []
+    var diagnostics: [Diagnostic] = []
+    var hasInitializer = false
+    var allStoredHaveValues = true
+
+    var key: PersistedProperty { properties[0] }
+
+    var keyKind: String {
+        switch key.type.trimmedDescription {
+        case "UUID", "Foundation.UUID": return "uuid"
+        case "String", "Swift.String": return "string"
+        default: return "autoIncrement"
+        }
+    }
+
+    init(_ declaration: some DeclGroupSyntax) {
+        typeName = declaration.as(ClassDeclSyntax.self)?.name.trimmedDescription ?? "Self"
+        var key: PersistedProperty?
+        var others: [PersistedProperty] = []
+        for member in declaration.memberBlock.members {
+            if member.decl.is(InitializerDeclSyntax.self) { hasInitializer = true }
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            guard let property = analyse(variable) else { continue }
+            if property.name == "id" { key = property } else { others.append(property) }
+        }
+        if let key {
+            let written = key.type.trimmedDescription
+            if !["Int64", "Swift.Int64", "UUID", "Foundation.UUID", "String", "Swift.String"].contains(written) {
+                diagnostics.append(Diagnostic(node: key.type, message: ModelDiagnostic.keyType(type: written)))
+            }
+        }
+        let keyProperty =
+            key
+            ?? PersistedProperty(
+                name: "id", type: TypeSyntax("Int64"), initializer: ExprSyntax("0"), column: 0, isSynthesized: true)
+        properties = [keyProperty] + others
+        for index in properties.indices { properties[index].column = Int32(index) }
+    }
+
+    /// The persisted property a variable declares, or nil when it is not persisted.
+    private mutating func analyse(_ variable: VariableDeclSyntax) -> PersistedProperty? {
+        let modifiers = Set(variable.modifiers.map(\.name.text))
+        if modifiers.contains("static") || modifiers.contains("class") { return nil }
+        let isTransient = variable.attributes.contains { attribute in
+            guard case .attribute(let attribute) = attribute else { return false }
+            let name = attribute.attributeName.trimmedDescription
+            return name == "Transient" || name == "SharkORM.Transient"
+        }
+        guard let binding = variable.bindings.first,
+            let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+        else { return nil }
+        if let accessors = binding.accessorBlock {
+            switch accessors.accessors {
+            case .getter: return nil
+            case .accessors(let list):
+                let kinds = Set(list.map(\.accessorSpecifier.text))
+                if kinds.contains("get") || kinds.contains("_read") { return nil }
+                if !isTransient {
+                    diagnostics.append(
+                        Diagnostic(node: variable, message: ModelDiagnostic.observers(property: identifier)))
+                }
+                return nil
+            }
+        }
+        if isTransient {
+            if binding.initializer == nil && binding.typeAnnotation?.type.is(OptionalTypeSyntax.self) != true {
+                allStoredHaveValues = false
+                diagnostics.append(
+                    Diagnostic(node: variable, message: ModelDiagnostic.transientWithoutValue(property: identifier)))
+            }
+            return nil
+        }
+        if modifiers.contains("lazy") {
+            diagnostics.append(Diagnostic(node: variable, message: ModelDiagnostic.lazyProperty(property: identifier)))
+            return nil
+        }
+        if variable.bindings.count > 1 {
+            diagnostics.append(Diagnostic(node: variable, message: ModelDiagnostic.multipleBindings))
+            return nil
+        }
+        if variable.bindingSpecifier.tokenKind == .keyword(.let) {
+            diagnostics.append(Diagnostic(node: variable, message: ModelDiagnostic.letProperty(property: identifier)))
+            return nil
+        }
+        guard let type = binding.typeAnnotation?.type ?? Self.inferType(of: binding.initializer?.value) else {
+            diagnostics.append(Diagnostic(node: variable, message: ModelDiagnostic.missingType(property: identifier)))
+            return nil
+        }
+        if let reason = Self.unsupported(type) {
+            diagnostics.append(
+                Diagnostic(node: type, message: ModelDiagnostic.unsupportedType(property: identifier, type: reason)))
+            return nil
+        }
+        if binding.initializer == nil && !type.is(OptionalTypeSyntax.self) { allStoredHaveValues = false }
+        return PersistedProperty(
+            name: identifier, type: type.trimmed, initializer: binding.initializer?.value.trimmed, column: 0,
+            isSynthesized: false)
+    }
+
+    /// The type of a literal initializer, for properties declared without an annotation.
+    static func inferType(of expression: ExprSyntax?) -> TypeSyntax? {
+        guard var expression else { return nil }
+        if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
+            expression = prefix.expression
+        }
+        if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
+        if expression.is(FloatLiteralExprSyntax.self) { return "Double" }
+        if expression.is(StringLiteralExprSyntax.self) { return "String" }
+        if expression.is(BooleanLiteralExprSyntax.self) { return "Bool" }
+        if let call = expression.as(FunctionCallExprSyntax.self) {
+            // `Date()`, `UUID()`, `UUID.v7()`, `Data(count: 4)`: the type named by the call.
+            if let reference = call.calledExpression.as(DeclReferenceExprSyntax.self),
+                reference.baseName.text.first?.isUppercase == true
+            {
+                return TypeSyntax(IdentifierTypeSyntax(name: reference.baseName.trimmed))
+            }
+            if let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+                let base = member.base?.as(DeclReferenceExprSyntax.self),
+                base.baseName.text.first?.isUppercase == true,
+                ["v7", "init", "now"].contains(member.declName.baseName.text)
+            {
+                return TypeSyntax(IdentifierTypeSyntax(name: base.baseName.trimmed))
+            }
+        }
+        return nil
+    }
+
+    /// Why `type` can never be stored, or nil when it may be (the compiler checks the rest).
+    static func unsupported(_ type: TypeSyntax) -> String? {
+        if let optional = type.as(OptionalTypeSyntax.self) {
+            if optional.wrappedType.is(OptionalTypeSyntax.self) { return type.trimmedDescription }
+            return unsupported(optional.wrappedType).map { _ in type.trimmedDescription }
+        }
+        if type.is(TupleTypeSyntax.self) || type.is(FunctionTypeSyntax.self) || type.is(SomeOrAnyTypeSyntax.self)
+            || type.is(MetatypeTypeSyntax.self) || type.is(CompositionTypeSyntax.self)
+            || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) || type.is(AttributedTypeSyntax.self)
+        {
+            return type.trimmedDescription
+        }
+        if let identifier = type.as(IdentifierTypeSyntax.self) {
+            let never: Set<String> = [
+                "Any", "AnyObject", "Character", "Int128", "UInt128", "Float16", "Float80", "Never", "Void",
+                "NSObject", "AnyHashable", "Unicode.Scalar", "Substring", "ObjectIdentifier",
+            ]
+            if never.contains(identifier.name.text) { return type.trimmedDescription }
+        }
+        return nil
+    }
+}

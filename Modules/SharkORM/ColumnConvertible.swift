@@ -1,0 +1,264 @@
+import Foundation
+
+/// A type stored natively in one column: the built-in property types of a model.
+///
+/// Bool, every fixed-width integer, Float, Double, String, Data, Date, UUID, URL and Decimal
+/// conform, and so do optionals of them. Generated model code reads and writes these types
+/// straight from the driver's row (see ``RowReader``); ``columnValue`` and
+/// ``init(columnValue:)`` are the slower path used for predicate arguments and defaults.
+///
+/// Storage choices, chosen so that every value round-trips exactly:
+/// - `Date` is a REAL of seconds since 2001-01-01 (`timeIntervalSinceReferenceDate`), which
+///   keeps every bit of the date; seconds since 1970 would lose the lowest one.
+/// - `UInt64` and `UInt` are stored as their `Int64` bit pattern: exact, but values above
+///   `Int64.max` sort below zero in the database.
+/// - `UUID` is a 16-byte BLOB; `URL` and `Decimal` are TEXT.
+/// - A `Double.nan` or `Float.nan` is stored as NULL (SQLite does the same); a non-optional
+///   floating-point column reads NULL back as NaN.
+///
+/// ```swift
+/// let value = 42.columnValue            // .integer(42)
+/// let back = try Int(columnValue: value) // 42
+/// ```
+public protocol ColumnConvertible {
+    /// The storage class of the column.
+    static var storageType: StorageType { get }
+    /// Whether NULL is a valid stored value (true for optionals).
+    static var isNullable: Bool { get }
+    /// Reads a value from the column at `index` of `row`.
+    static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Self
+    /// Writes this value into the column at `index` of `row`.
+    func write(to row: inout some RowWriter, at index: Int32) throws(SharkError)
+    /// This value as a ``Value``.
+    var columnValue: Value { get }
+    /// Decodes a value from a ``Value``.
+    init(columnValue: Value) throws(SharkError)
+}
+
+extension ColumnConvertible {
+    public static var isNullable: Bool { false }
+
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        row.write(columnValue, at: index)
+    }
+
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Self {
+        try Self(columnValue: row.value(at: index))
+    }
+}
+
+// MARK: - Integers
+
+extension Int64: ColumnConvertible {
+    public static var storageType: StorageType { .integer }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Int64 {
+        row.int64(at: index)
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        row.write(self, at: index)
+    }
+    public var columnValue: Value { .integer(self) }
+    public init(columnValue: Value) throws(SharkError) { self = columnValue.coercedToInt64() }
+}
+
+/// The fixed-width integers other than `Int64`, stored as INTEGER and range-checked on read.
+public protocol _SharkNarrowInteger: FixedWidthInteger, ColumnConvertible {}
+
+extension _SharkNarrowInteger {
+    public static var storageType: StorageType { .integer }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Self {
+        try narrowed(row.int64(at: index))
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        row.write(Self.widened(self), at: index)
+    }
+    public var columnValue: Value { .integer(Self.widened(self)) }
+    public init(columnValue: Value) throws(SharkError) {
+        self = try Self.narrowed(columnValue.coercedToInt64())
+    }
+
+    private static func widened(_ value: Self) -> Int64 {
+        // UInt64 and UInt keep their bit pattern so that every value round-trips.
+        Self.bitWidth == 64 && !Self.isSigned ? Int64(truncatingIfNeeded: value) : Int64(value)
+    }
+
+    private static func narrowed(_ stored: Int64) throws(SharkError) -> Self {
+        if Self.bitWidth == 64 && !Self.isSigned { return Self(truncatingIfNeeded: stored) }
+        guard let value = Self(exactly: stored) else {
+            throw SharkError.decoding(reason: "\(stored) does not fit in \(Self.self)")
+        }
+        return value
+    }
+}
+
+extension Int: _SharkNarrowInteger {}
+extension Int8: _SharkNarrowInteger {}
+extension Int16: _SharkNarrowInteger {}
+extension Int32: _SharkNarrowInteger {}
+extension UInt: _SharkNarrowInteger {}
+extension UInt8: _SharkNarrowInteger {}
+extension UInt16: _SharkNarrowInteger {}
+extension UInt32: _SharkNarrowInteger {}
+extension UInt64: _SharkNarrowInteger {}
+
+extension Bool: ColumnConvertible {
+    public static var storageType: StorageType { .integer }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Bool {
+        row.int64(at: index) != 0
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        row.write(Int64(self ? 1 : 0), at: index)
+    }
+    public var columnValue: Value { .integer(self ? 1 : 0) }
+    public init(columnValue: Value) throws(SharkError) { self = columnValue.coercedToInt64() != 0 }
+}
+
+// MARK: - Floating point
+
+extension Double: ColumnConvertible {
+    public static var storageType: StorageType { .real }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Double {
+        row.isNull(at: index) ? .nan : row.double(at: index)
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        if isNaN { row.writeNull(at: index) } else { row.write(self, at: index) }
+    }
+    public var columnValue: Value { isNaN ? .null : .real(self) }
+    public init(columnValue: Value) throws(SharkError) {
+        self = columnValue.isNull ? .nan : columnValue.coercedToDouble()
+    }
+}
+
+extension Float: ColumnConvertible {
+    public static var storageType: StorageType { .real }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Float {
+        row.isNull(at: index) ? .nan : Float(row.double(at: index))
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        if isNaN { row.writeNull(at: index) } else { row.write(Double(self), at: index) }
+    }
+    public var columnValue: Value { isNaN ? .null : .real(Double(self)) }
+    public init(columnValue: Value) throws(SharkError) {
+        self = columnValue.isNull ? .nan : Float(columnValue.coercedToDouble())
+    }
+}
+
+// MARK: - Text and bytes
+
+extension String: ColumnConvertible {
+    public static var storageType: StorageType { .text }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> String {
+        row.text(at: index)
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        row.write(self, at: index)
+    }
+    public var columnValue: Value { .text(self) }
+    public init(columnValue: Value) throws(SharkError) { self = columnValue.coercedToText() }
+}
+
+extension Data: ColumnConvertible {
+    public static var storageType: StorageType { .blob }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Data {
+        row.blob(at: index)
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        row.write(self, at: index)
+    }
+    public var columnValue: Value { .blob(self) }
+    public init(columnValue: Value) throws(SharkError) { self = columnValue.coercedToBlob() }
+}
+
+// MARK: - Foundation values
+
+extension Date: ColumnConvertible {
+    public static var storageType: StorageType { .real }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Date {
+        Date(timeIntervalSinceReferenceDate: row.double(at: index))
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        row.write(timeIntervalSinceReferenceDate, at: index)
+    }
+    public var columnValue: Value { .real(timeIntervalSinceReferenceDate) }
+    public init(columnValue: Value) throws(SharkError) {
+        self = Date(timeIntervalSinceReferenceDate: columnValue.coercedToDouble())
+    }
+}
+
+extension UUID: ColumnConvertible {
+    public static var storageType: StorageType { .blob }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> UUID {
+        try UUID(bytes: row.blob(at: index))
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        row.write(bytes, at: index)
+    }
+    public var columnValue: Value { .blob(bytes) }
+    public init(columnValue: Value) throws(SharkError) {
+        if case .text(let text) = columnValue, let uuid = UUID(uuidString: text) {
+            self = uuid
+        } else {
+            try self.init(bytes: columnValue.coercedToBlob())
+        }
+    }
+
+    /// The 16 bytes of the UUID, in network order.
+    var bytes: Data {
+        withUnsafeBytes(of: uuid) { Data($0) }
+    }
+
+    init(bytes: Data) throws(SharkError) {
+        guard bytes.count == 16 else {
+            throw SharkError.decoding(reason: "a UUID needs 16 bytes, found \(bytes.count)")
+        }
+        var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
+        self.init(uuid: raw)
+    }
+}
+
+extension URL: ColumnConvertible {
+    public static var storageType: StorageType { .text }
+    public var columnValue: Value { .text(absoluteString) }
+    public init(columnValue: Value) throws(SharkError) {
+        let text = columnValue.coercedToText()
+        guard let url = URL(string: text) else {
+            throw SharkError.decoding(reason: "\"\(text)\" is not a URL")
+        }
+        self = url
+    }
+}
+
+extension Decimal: ColumnConvertible {
+    public static var storageType: StorageType { .text }
+    public var columnValue: Value { .text(description) }
+    public init(columnValue: Value) throws(SharkError) {
+        switch columnValue {
+        case .integer(let value): self = Decimal(value)
+        case .real(let value): self = Decimal(value)
+        default:
+            let text = columnValue.coercedToText()
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw SharkError.decoding(reason: "\"\(text)\" is not a decimal number")
+            }
+            self = decimal
+        }
+    }
+}
+
+// MARK: - Optionals
+
+extension Optional: ColumnConvertible where Wrapped: ColumnConvertible {
+    public static var storageType: StorageType { Wrapped.storageType }
+    public static var isNullable: Bool { true }
+    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Wrapped? {
+        row.isNull(at: index) ? nil : try Wrapped.read(from: row, at: index)
+    }
+    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        if let self { try self.write(to: &row, at: index) } else { row.writeNull(at: index) }
+    }
+    public var columnValue: Value { self?.columnValue ?? .null }
+    public init(columnValue: Value) throws(SharkError) {
+        self = columnValue.isNull ? nil : try Wrapped(columnValue: columnValue)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The stored shape of a model: its entity (table) name, key, columns and indexes.
+///
+/// `@Model` generates it from the class declaration; drivers create and migrate storage from
+/// it, and the SQL drivers record the applied one in their metadata table. Column 0 is always
+/// the key.
+///
+/// ```swift
+/// let schema = Person.schema
+/// print(schema.name, schema.columns.map(\.name))   // Person ["id", "name", "age"]
+/// ```
+public struct EntitySchema: Sendable, Hashable, Codable {
+    /// The entity (table) name.
+    public var name: String
+    /// How the key (column 0) is assigned.
+    public var keyKind: KeyKind
+    /// Every persisted column, the key first, then the properties in declaration order.
+    public var columns: [ColumnSchema]
+    /// The declared indexes.
+    public var indexes: [IndexSchema]
+
+    public init(name: String, keyKind: KeyKind, columns: [ColumnSchema], indexes: [IndexSchema] = []) {
+        self.name = name
+        self.keyKind = keyKind
+        self.columns = columns
+        self.indexes = indexes
+    }
+
+    /// The key column.
+    public var key: ColumnSchema { columns[0] }
+
+    /// The position of the column named `name`.
+    public func columnIndex(named name: String) -> Int? {
+        columns.firstIndex { $0.name == name }
+    }
+}
+
+/// How a model's key is assigned.
+public enum KeyKind: String, Sendable, Hashable, Codable {
+    /// An `Int64` the store assigns on first commit (SQLite's rowid).
+    case autoIncrement
+    /// A `UUID` the app assigns (new ones are time-ordered v7).
+    case uuid
+    /// A `String` the app assigns.
+    case string
+}
+
+/// One persisted column.
+public struct ColumnSchema: Sendable, Hashable, Codable {
+    /// The column name: the property name.
+    public var name: String
+    /// The storage class.
+    public var type: StorageType
+    /// Whether NULL may be stored (optional properties).
+    public var isNullable: Bool
+    /// The value new columns are back-filled with: the property's initial value, when it has one.
+    public var defaultValue: Value?
+
+    public init(name: String, type: StorageType, isNullable: Bool, defaultValue: Value? = nil) {
+        self.name = name
+        self.type = type
+        self.isNullable = isNullable
+        self.defaultValue = defaultValue
+    }
+}
+
+/// One declared index.
+public struct IndexSchema: Sendable, Hashable, Codable {
+    /// The index name, derived from the entity and columns.
+    public var name: String
+    /// The indexed columns, in order.
+    public var columns: [String]
+    /// Whether two rows may not share the indexed values.
+    public var isUnique: Bool
+
+    public init(entity: String, columns: [String], isUnique: Bool) {
+        self.columns = columns
+        self.isUnique = isUnique
+        self.name = "shark_" + (isUnique ? "unique_" : "index_") + entity + "_" + columns.joined(separator: "_")
+    }
+}
+
+extension Value: Codable {
+    private enum CodingKeys: String, CodingKey { case null, integer, real, text, blob }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let v = try container.decodeIfPresent(Int64.self, forKey: .integer) {
+            self = .integer(v)
+        } else if let v = try container.decodeIfPresent(String.self, forKey: .real) {
+            // Reals travel as text so that infinities survive JSON.
+            self = .real(Double(v) ?? .nan)
+        } else if let v = try container.decodeIfPresent(String.self, forKey: .text) {
+            self = .text(v)
+        } else if let v = try container.decodeIfPresent(Data.self, forKey: .blob) {
+            self = .blob(v)
+        } else {
+            self = .null
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .null: try container.encode(true, forKey: .null)
+        case .integer(let v): try container.encode(v, forKey: .integer)
+        case .real(let v): try container.encode(String(v), forKey: .real)
+        case .text(let v): try container.encode(v, forKey: .text)
+        case .blob(let v): try container.encode(v, forKey: .blob)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+/// A node of the query AST that every driver evaluates: SQL drivers compile it to SQL with
+/// bound parameters, the memory engine evaluates it directly.
+///
+/// Build expressions with typed key-path predicates (see ``Predicate``) rather than by hand:
+///
+/// ```swift
+/// let adults: Predicate<Person> = \.age >= 18 && \.name != ""
+/// print(adults.expression)   // ((age >= 18) AND (name != ''))
+/// ```
+public indirect enum Expression: Sendable, Hashable {
+    /// A column of the queried entity.
+    case column(String)
+    /// A constant, always bound as a parameter by SQL drivers, never spliced into SQL text.
+    case value(Value)
+    /// `lhs op rhs` with SQL's three-valued logic: a comparison with NULL is unknown.
+    case comparison(ComparisonOperator, Expression, Expression)
+    /// `lhs op rhs` on numbers.
+    case arithmetic(ArithmeticOperator, Expression, Expression)
+    case and(Expression, Expression)
+    case or(Expression, Expression)
+    case not(Expression)
+    /// `expression IS NULL`.
+    case isNull(Expression)
+    /// `expression IN (values…)`.
+    case isIn(Expression, [Value])
+    /// `expression LIKE pattern`: `%` and `_` wildcards, case-insensitive for ASCII letters.
+    case like(Expression, Expression)
+    /// `expression BETWEEN lower AND upper`, bounds included.
+    case between(Expression, Expression, Expression)
+}
+
+/// A comparison operator.
+public enum ComparisonOperator: String, Sendable, Hashable {
+    case equal = "="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+}
+
+/// An arithmetic operator.
+public enum ArithmeticOperator: String, Sendable, Hashable {
+    case add = "+"
+    case subtract = "-"
+    case multiply = "*"
+    case divide = "/"
+    case remainder = "%"
+}
+
+extension Expression: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .column(let name): return name
+        case .value(let value): return value.description
+        case .comparison(let op, let lhs, let rhs): return "(\(lhs) \(op.rawValue) \(rhs))"
+        case .arithmetic(let op, let lhs, let rhs): return "(\(lhs) \(op.rawValue) \(rhs))"
+        case .and(let lhs, let rhs): return "(\(lhs) AND \(rhs))"
+        case .or(let lhs, let rhs): return "(\(lhs) OR \(rhs))"
+        case .not(let operand): return "(NOT \(operand))"
+        case .isNull(let operand): return "(\(operand) IS NULL)"
+        case .isIn(let operand, let values):
+            return "(\(operand) IN (\(values.map(\.description).joined(separator: ", "))))"
+        case .like(let operand, let pattern): return "(\(operand) LIKE \(pattern))"
+        case .between(let operand, let lower, let upper): return "(\(operand) BETWEEN \(lower) AND \(upper))"
+        }
+    }
+}
+
+/// One ordering term of a query.
+public struct Ordering: Sendable, Hashable {
+    public var expression: Expression
+    public var ascending: Bool
+
+    public init(_ expression: Expression, ascending: Bool = true) {
+        self.expression = expression
+        self.ascending = ascending
+    }
+}
+
+/// A whole query against one entity, as the drivers receive it.
+public struct QueryDescription: Sendable, Hashable {
+    /// The queried entity.
+    public var entity: String
+    /// Rows must satisfy this, when set.
+    public var predicate: Expression?
+    /// Sort terms, most significant first. Rows that tie on every term come back in key order,
+    /// on every driver.
+    public var ordering: [Ordering] = []
+    /// At most this many rows.
+    public var limit: Int?
+    /// Skip this many rows first.
+    public var offset: Int?
+
+    public init(entity: String) { self.entity = entity }
+}

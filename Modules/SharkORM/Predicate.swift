@@ -1,0 +1,130 @@
+import Foundation
+
+/// A typed condition on a model, built from key paths and operators.
+///
+/// ```swift
+/// let query = Person.query(in: store)
+///     .where(\.age >= 18 && \.name != "")
+///     .where(.like(\.name, "A%"))
+///     .where(.isIn(\.age, [18, 21]) || .isNil(\.nickname))
+/// ```
+///
+/// Comparisons follow SQL: `\.nickname == nil` becomes `IS NULL`, and any other comparison
+/// with a NULL column is false.
+public struct Predicate<Root: Model> {
+    /// The AST this predicate compiles to.
+    public let expression: Expression
+
+    public init(_ expression: Expression) { self.expression = expression }
+
+    /// `keyPath LIKE pattern`: `%` matches any run, `_` one character; ASCII letters match
+    /// regardless of case.
+    public static func like(_ keyPath: KeyPath<Root, String>, _ pattern: String) -> Predicate {
+        Predicate(.like(column(keyPath), .value(.text(pattern))))
+    }
+
+    /// `keyPath LIKE pattern` on an optional string.
+    public static func like(_ keyPath: KeyPath<Root, String?>, _ pattern: String) -> Predicate {
+        Predicate(.like(column(keyPath), .value(.text(pattern))))
+    }
+
+    /// The property's value is one of `values`.
+    public static func isIn<V>(_ keyPath: KeyPath<Root, V>, _ values: some Sequence<V>) -> Predicate {
+        Predicate(.isIn(column(keyPath), values.map { storedValue($0) }))
+    }
+
+    /// `lower <= value <= upper`.
+    public static func between<V: Comparable>(_ keyPath: KeyPath<Root, V>, _ lower: V, _ upper: V) -> Predicate {
+        Predicate(.between(column(keyPath), .value(storedValue(lower)), .value(storedValue(upper))))
+    }
+
+    /// The property is nil.
+    public static func isNil<V>(_ keyPath: KeyPath<Root, V?>) -> Predicate {
+        Predicate(.isNull(column(keyPath)))
+    }
+
+    /// The property is not nil.
+    public static func isNotNil<V>(_ keyPath: KeyPath<Root, V?>) -> Predicate {
+        Predicate(.not(.isNull(column(keyPath))))
+    }
+
+    /// Always true: matches every object.
+    public static var all: Predicate { Predicate(.value(.integer(1))) }
+
+    static func column(_ keyPath: AnyKeyPath) -> Expression {
+        guard let index = Root._sharkColumnIndex(for: keyPath) else {
+            preconditionFailure("a predicate on \(Root.self) uses a property that is not persisted")
+        }
+        return .column(Root._sharkSchemaColumns[Int(index)].name)
+    }
+
+    static func compare<V>(_ keyPath: KeyPath<Root, V>, _ op: ComparisonOperator, _ value: V) -> Predicate {
+        let stored = storedValue(value)
+        if stored.isNull {
+            switch op {
+            case .equal: return Predicate(.isNull(column(keyPath)))
+            case .notEqual: return Predicate(.not(.isNull(column(keyPath))))
+            default: break
+            }
+        }
+        return Predicate(.comparison(op, column(keyPath), .value(stored)))
+    }
+}
+
+/// Converts a property value of any supported type to the value stored for it, the same way
+/// generated model code does: built-ins natively, enums by raw value, other Codable values as
+/// JSON. Used where the static type is not known to the compiler (predicate arguments).
+public func storedValue(_ value: Any) -> Value {
+    if let optional = value as? any _SharkOptional {
+        guard let wrapped = optional._sharkWrapped else { return .null }
+        return storedValue(wrapped)
+    }
+    if let value = value as? any ColumnConvertible { return value.columnValue }
+    if let value = value as? any RawRepresentable, let raw = value.rawValue as? any ColumnConvertible {
+        return raw.columnValue
+    }
+    if let value = value as? any Encodable, let json = try? _SharkCoding.encodeJSON(value) {
+        return .text(json)
+    }
+    if let value = value as? Value { return value }
+    preconditionFailure("\(type(of: value)) is not a type SharkORM can store")
+}
+
+/// Lets ``storedValue(_:)`` see through optionals.
+public protocol _SharkOptional {
+    var _sharkWrapped: Any? { get }
+}
+
+extension Optional: _SharkOptional {
+    public var _sharkWrapped: Any? { self.map { $0 as Any } }
+}
+
+// MARK: - Operators
+
+public func == <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+    .compare(lhs, .equal, rhs)
+}
+public func != <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+    .compare(lhs, .notEqual, rhs)
+}
+public func < <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+    .compare(lhs, .less, rhs)
+}
+public func <= <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+    .compare(lhs, .lessOrEqual, rhs)
+}
+public func > <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+    .compare(lhs, .greater, rhs)
+}
+public func >= <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+    .compare(lhs, .greaterOrEqual, rhs)
+}
+public func && <Root>(lhs: Predicate<Root>, rhs: Predicate<Root>) -> Predicate<Root> {
+    Predicate(.and(lhs.expression, rhs.expression))
+}
+public func || <Root>(lhs: Predicate<Root>, rhs: Predicate<Root>) -> Predicate<Root> {
+    Predicate(.or(lhs.expression, rhs.expression))
+}
+public prefix func ! <Root>(operand: Predicate<Root>) -> Predicate<Root> {
+    Predicate(.not(operand.expression))
+}

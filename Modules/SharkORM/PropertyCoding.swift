@@ -1,0 +1,217 @@
+import Foundation
+
+/// How generated model code stores a property of any supported type.
+///
+/// `@Model` emits calls such as `_SharkCoding.read(Kind.self, from: row, at: 3)` without
+/// knowing what `Kind` is; overload resolution picks the strategy at compile time:
+///
+/// - built-in types (``ColumnConvertible``) are stored natively;
+/// - `RawRepresentable` enums are stored as their raw value;
+/// - other `Codable` values are stored as JSON text (sorted keys, so equal values store equal
+///   text);
+/// - anything else hits the unavailable fallback, a compile-time error listing what is
+///   supported.
+///
+/// The combined overloads (`RawRepresentable & Codable`, `ColumnConvertible & Codable`, and
+/// their optionals) only break ties: a `String` enum is usually `Codable` too, and must still
+/// be stored by raw value. Not for direct use.
+public enum _SharkCoding {
+    static let unsupportedMessage =
+        "unsupported property type: a model property must be Bool, an integer, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
+
+    // MARK: Built-in types
+
+    public static func storageType<T: ColumnConvertible>(_: T.Type) -> StorageType { T.storageType }
+    public static func isNullable<T: ColumnConvertible>(_: T.Type) -> Bool { T.isNullable }
+    public static func read<T: ColumnConvertible>(_: T.Type, from row: some RowReader, at index: Int32)
+        throws(SharkError) -> T
+    {
+        try T.read(from: row, at: index)
+    }
+    public static func write<T: ColumnConvertible>(_ value: T, to row: inout some RowWriter, at index: Int32)
+        throws(SharkError)
+    {
+        try value.write(to: &row, at: index)
+    }
+    public static func value<T: ColumnConvertible>(_ value: T) throws(SharkError) -> Value { value.columnValue }
+
+    public static func storageType<T: ColumnConvertible & Codable>(_: T.Type) -> StorageType { T.storageType }
+    public static func isNullable<T: ColumnConvertible & Codable>(_: T.Type) -> Bool { T.isNullable }
+    public static func read<T: ColumnConvertible & Codable>(_: T.Type, from row: some RowReader, at index: Int32)
+        throws(SharkError) -> T
+    {
+        try T.read(from: row, at: index)
+    }
+    public static func write<T: ColumnConvertible & Codable>(_ value: T, to row: inout some RowWriter, at index: Int32)
+        throws(SharkError)
+    {
+        try value.write(to: &row, at: index)
+    }
+    public static func value<T: ColumnConvertible & Codable>(_ value: T) throws(SharkError) -> Value {
+        value.columnValue
+    }
+
+    public static func storageType<T: ColumnConvertible & Codable>(_: T?.Type) -> StorageType { T.storageType }
+    public static func isNullable<T: ColumnConvertible & Codable>(_: T?.Type) -> Bool { true }
+    public static func read<T: ColumnConvertible & Codable>(_: T?.Type, from row: some RowReader, at index: Int32)
+        throws(SharkError) -> T?
+    {
+        try T?.read(from: row, at: index)
+    }
+    public static func write<T: ColumnConvertible & Codable>(_ value: T?, to row: inout some RowWriter, at index: Int32)
+        throws(SharkError)
+    {
+        try value.write(to: &row, at: index)
+    }
+    public static func value<T: ColumnConvertible & Codable>(_ value: T?) throws(SharkError) -> Value {
+        value.columnValue
+    }
+
+    // MARK: RawRepresentable enums
+
+    public static func storageType<T: RawRepresentable>(_: T.Type) -> StorageType where T.RawValue: ColumnConvertible {
+        T.RawValue.storageType
+    }
+    public static func isNullable<T: RawRepresentable>(_: T.Type) -> Bool where T.RawValue: ColumnConvertible { false }
+    public static func read<T: RawRepresentable>(_: T.Type, from row: some RowReader, at index: Int32)
+        throws(SharkError) -> T
+    where T.RawValue: ColumnConvertible {
+        try enumCase(T.self, T.RawValue.read(from: row, at: index))
+    }
+    public static func write<T: RawRepresentable>(_ value: T, to row: inout some RowWriter, at index: Int32)
+        throws(SharkError)
+    where T.RawValue: ColumnConvertible {
+        try value.rawValue.write(to: &row, at: index)
+    }
+    public static func value<T: RawRepresentable>(_ value: T) throws(SharkError) -> Value
+    where T.RawValue: ColumnConvertible {
+        value.rawValue.columnValue
+    }
+
+    public static func storageType<T: RawRepresentable>(_: T?.Type) -> StorageType where T.RawValue: ColumnConvertible {
+        T.RawValue.storageType
+    }
+    public static func isNullable<T: RawRepresentable>(_: T?.Type) -> Bool where T.RawValue: ColumnConvertible { true }
+    public static func read<T: RawRepresentable>(_: T?.Type, from row: some RowReader, at index: Int32)
+        throws(SharkError) -> T?
+    where T.RawValue: ColumnConvertible {
+        row.isNull(at: index) ? nil : try enumCase(T.self, T.RawValue.read(from: row, at: index))
+    }
+    public static func write<T: RawRepresentable>(_ value: T?, to row: inout some RowWriter, at index: Int32)
+        throws(SharkError)
+    where T.RawValue: ColumnConvertible {
+        if let value { try value.rawValue.write(to: &row, at: index) } else { row.writeNull(at: index) }
+    }
+    public static func value<T: RawRepresentable>(_ value: T?) throws(SharkError) -> Value
+    where T.RawValue: ColumnConvertible {
+        value?.rawValue.columnValue ?? .null
+    }
+
+    public static func storageType<T: RawRepresentable & Codable>(_: T.Type) -> StorageType
+    where T.RawValue: ColumnConvertible {
+        T.RawValue.storageType
+    }
+    public static func isNullable<T: RawRepresentable & Codable>(_: T.Type) -> Bool
+    where T.RawValue: ColumnConvertible { false }
+    public static func read<T: RawRepresentable & Codable>(_: T.Type, from row: some RowReader, at index: Int32)
+        throws(SharkError) -> T
+    where T.RawValue: ColumnConvertible {
+        try enumCase(T.self, T.RawValue.read(from: row, at: index))
+    }
+    public static func write<T: RawRepresentable & Codable>(_ value: T, to row: inout some RowWriter, at index: Int32)
+        throws(SharkError)
+    where T.RawValue: ColumnConvertible {
+        try value.rawValue.write(to: &row, at: index)
+    }
+    public static func value<T: RawRepresentable & Codable>(_ value: T) throws(SharkError) -> Value
+    where T.RawValue: ColumnConvertible {
+        value.rawValue.columnValue
+    }
+
+    public static func storageType<T: RawRepresentable & Codable>(_: T?.Type) -> StorageType
+    where T.RawValue: ColumnConvertible {
+        T.RawValue.storageType
+    }
+    public static func isNullable<T: RawRepresentable & Codable>(_: T?.Type) -> Bool
+    where T.RawValue: ColumnConvertible { true }
+    public static func read<T: RawRepresentable & Codable>(_: T?.Type, from row: some RowReader, at index: Int32)
+        throws(SharkError) -> T?
+    where T.RawValue: ColumnConvertible {
+        row.isNull(at: index) ? nil : try enumCase(T.self, T.RawValue.read(from: row, at: index))
+    }
+    public static func write<T: RawRepresentable & Codable>(_ value: T?, to row: inout some RowWriter, at index: Int32)
+        throws(SharkError)
+    where T.RawValue: ColumnConvertible {
+        if let value { try value.rawValue.write(to: &row, at: index) } else { row.writeNull(at: index) }
+    }
+    public static func value<T: RawRepresentable & Codable>(_ value: T?) throws(SharkError) -> Value
+    where T.RawValue: ColumnConvertible {
+        value?.rawValue.columnValue ?? .null
+    }
+
+    private static func enumCase<T: RawRepresentable>(_: T.Type, _ raw: T.RawValue) throws(SharkError) -> T {
+        guard let value = T(rawValue: raw) else {
+            throw SharkError.decoding(reason: "\(raw) is not a raw value of \(T.self)")
+        }
+        return value
+    }
+
+    // MARK: Codable values, stored as JSON text
+
+    public static func storageType<T: Codable>(_: T.Type) -> StorageType { .text }
+    public static func isNullable<T: Codable>(_: T.Type) -> Bool { false }
+    public static func read<T: Codable>(_: T.Type, from row: some RowReader, at index: Int32) throws(SharkError) -> T {
+        try decodeJSON(T.self, row.text(at: index))
+    }
+    public static func write<T: Codable>(_ value: T, to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+        row.write(try encodeJSON(value), at: index)
+    }
+    public static func value<T: Codable>(_ value: T) throws(SharkError) -> Value { .text(try encodeJSON(value)) }
+
+    public static func storageType<T: Codable>(_: T?.Type) -> StorageType { .text }
+    public static func isNullable<T: Codable>(_: T?.Type) -> Bool { true }
+    public static func read<T: Codable>(_: T?.Type, from row: some RowReader, at index: Int32) throws(SharkError) -> T?
+    {
+        row.isNull(at: index) ? nil : try decodeJSON(T.self, row.text(at: index))
+    }
+    public static func write<T: Codable>(_ value: T?, to row: inout some RowWriter, at index: Int32) throws(SharkError)
+    {
+        if let value { row.write(try encodeJSON(value), at: index) } else { row.writeNull(at: index) }
+    }
+    public static func value<T: Codable>(_ value: T?) throws(SharkError) -> Value {
+        if let value { return .text(try encodeJSON(value)) }
+        return .null
+    }
+
+    static func encodeJSON<T: Encodable>(_ value: T) throws(SharkError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            throw SharkError.decoding(reason: "cannot encode \(T.self) as JSON: \(error)")
+        }
+    }
+
+    static func decodeJSON<T: Decodable>(_: T.Type, _ text: String) throws(SharkError) -> T {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        do {
+            return try decoder.decode(T.self, from: Data(text.utf8))
+        } catch {
+            throw SharkError.decoding(reason: "cannot decode \(T.self) from JSON \(text.prefix(80)): \(error)")
+        }
+    }
+
+    // MARK: Anything else
+
+    @available(
+        *, unavailable,
+        message:
+            "unsupported property type: a model property must be Bool, an integer, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
+    )
+    public static func storageType<T>(_: T.Type) -> StorageType { fatalError(unsupportedMessage) }
+}

@@ -1,0 +1,115 @@
+/// A query over the objects of one model, built step by step and run by `fetch`, `first` or
+/// `count`. Each builder method returns a new query; nothing runs until a result is asked for.
+///
+/// ```swift
+/// let page = try Person.query(in: store)
+///     .where(\.age >= 18 && \.name != "")
+///     .orderBy(\.name)
+///     .limit(20).offset(40)
+///     .fetch()
+/// ```
+public struct Query<Root: Model> {
+    /// The store the query runs against.
+    public let store: Store
+    /// The AST the drivers receive.
+    public private(set) var description: QueryDescription
+
+    public init(_ type: Root.Type = Root.self, in store: Store) {
+        self.store = store
+        self.description = QueryDescription(entity: Root._sharkEntityName)
+    }
+
+    /// Keeps only objects matching `predicate`; several `where` calls combine with AND.
+    public func `where`(_ predicate: Predicate<Root>) -> Query {
+        var copy = self
+        if let existing = description.predicate {
+            copy.description.predicate = .and(existing, predicate.expression)
+        } else {
+            copy.description.predicate = predicate.expression
+        }
+        return copy
+    }
+
+    /// Sorts by a property, ascending; later calls break ties of earlier ones.
+    public func orderBy<V>(_ keyPath: KeyPath<Root, V>) -> Query {
+        ordered(keyPath, ascending: true)
+    }
+
+    /// Sorts by a property, descending.
+    public func orderByDescending<V>(_ keyPath: KeyPath<Root, V>) -> Query {
+        ordered(keyPath, ascending: false)
+    }
+
+    /// Returns at most `count` objects.
+    public func limit(_ count: Int) -> Query {
+        var copy = self
+        copy.description.limit = max(0, count)
+        return copy
+    }
+
+    /// Skips the first `count` objects.
+    public func offset(_ count: Int) -> Query {
+        var copy = self
+        copy.description.offset = max(0, count)
+        return copy
+    }
+
+    /// Every matching object, in order.
+    public func fetch() throws -> [Root] {
+        try store.fetch(description, as: Root.self)
+    }
+
+    /// The first matching object, or nil.
+    public func first() throws -> Root? {
+        var copy = description
+        copy.limit = 1
+        return try store.fetch(copy, as: Root.self).first
+    }
+
+    /// How many objects match (limit and offset applied).
+    public func count() throws -> Int {
+        let schema = try store.schema(for: Root.self)
+        return try store.withReader { try $0.count(description, schema: schema) }
+    }
+
+    private func ordered<V>(_ keyPath: KeyPath<Root, V>, ascending: Bool) -> Query {
+        var copy = self
+        copy.description.ordering.append(Ordering(Predicate<Root>.column(keyPath), ascending: ascending))
+        return copy
+    }
+}
+
+extension Model {
+    /// A query over this model in `store`, or in ``Store/default`` when none is given.
+    ///
+    /// ```swift
+    /// let people = try Person.query(in: store).where(\.age > 30).fetch()
+    /// ```
+    public static func query(in store: Store? = nil) throws -> Query<Self> {
+        guard let store = store ?? Store.default else { throw SharkError.noStore }
+        return Query(Self.self, in: store)
+    }
+
+    /// Commits this object to its own store, or to ``Store/default`` if it has none yet.
+    ///
+    /// ```swift
+    /// person.age += 1
+    /// try person.commit()
+    /// ```
+    public func commit() throws {
+        guard let store = _$shark.store ?? Store.default else { throw SharkError.noStore }
+        try store.commit(self)
+    }
+
+    /// Removes this object from its store.
+    public func remove() throws {
+        guard let store = _$shark.store else { throw SharkError.notPersisted(entity: Self._sharkEntityName) }
+        try store.remove(self)
+    }
+
+    /// Reloads this object's values from its store.
+    public func refresh() throws {
+        guard let store = _$shark.store else { throw SharkError.notPersisted(entity: Self._sharkEntityName) }
+        try store.refresh(self)
+    }
+}

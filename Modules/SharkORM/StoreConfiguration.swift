@@ -1,0 +1,54 @@
+import Logging
+
+/// Which driver a store opens, and how it reports what it does.
+///
+/// Drivers add their own factories (`SharkSQLite` adds `.sqlite(path:)` and
+/// `.sqliteTemporary`); tracing is chained on:
+///
+/// ```swift
+/// let store = try Store(
+///     .sqlite(path: "app.sqlite")
+///         .traced { print($0) }
+///         .logged(to: Logger(label: "db"))
+/// )
+/// ```
+public struct StoreConfiguration: Sendable {
+    /// The driver's short name.
+    public let driverName: String
+    /// Where statements are reported.
+    public var tracer = Tracer()
+    private let makeDriver: @Sendable (Tracer) throws -> any Driver
+
+    /// A configuration for a custom driver: `makeDriver` opens it with the tracer to report to.
+    public init(driverName: String, makeDriver: @escaping @Sendable (Tracer) throws -> any Driver) {
+        self.driverName = driverName
+        self.makeDriver = makeDriver
+        tracer.driverName = driverName
+    }
+
+    /// Opens the driver.
+    func openDriver() throws -> any Driver { try makeDriver(tracer) }
+
+    /// Also reports every statement to `handler`.
+    public func traced(_ handler: @escaping @Sendable (TraceEvent) -> Void) -> StoreConfiguration {
+        var copy = self
+        copy.tracer.handlers.append(handler)
+        return copy
+    }
+
+    /// Also logs every statement to `logger` at `level`.
+    public func logged(to logger: Logger, level: Logger.Level = .debug) -> StoreConfiguration {
+        var copy = self
+        copy.tracer.logger = logger
+        copy.tracer.logLevel = level
+        return copy
+    }
+
+    /// Shows bound arguments in traces and logs instead of `?`. Off by default, because
+    /// arguments may hold personal data or secrets.
+    public func revealingArguments(_ reveal: Bool = true) -> StoreConfiguration {
+        var copy = self
+        copy.tracer.revealsArguments = reveal
+        return copy
+    }
+}

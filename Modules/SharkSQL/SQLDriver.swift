@@ -1,0 +1,128 @@
+import Foundation
+import SharkORM
+import Synchronization
+
+/// A ``Driver`` over SQLite-compatible databases: one writer connection and a pool of
+/// readers, all on one file in WAL mode, so reads never wait for writes and see only
+/// committed data.
+///
+/// Shared by the SQLite and SQLCipher drivers, which differ only in the library they load and
+/// in how a new connection is set up (`configure`, where SQLCipher keys it).
+public final class SQLDriver: Driver, @unchecked Sendable {
+    public let name: String
+    public let path: String
+    private let library: SQLiteLibrary
+    private let tracer: Tracer
+    private let configure: @Sendable (SQLiteConnection) throws -> Void
+    private let writerConnection: SQLDriverConnection
+    private let pool: ReaderPool
+    private let removesFileOnClose: Bool
+    private let closed = Atomic<Bool>(false)
+
+    /// Opens the database at `path` (creating it), in WAL mode with `synchronous=NORMAL`.
+    ///
+    /// - Parameters:
+    ///   - maximumReaders: how many reader connections may be open at once.
+    ///   - removesFileOnClose: delete the file (and its WAL) on close: temporary databases.
+    ///   - configure: runs first on every new connection (SQLCipher keys it here).
+    public init(
+        name: String, path: String, library: SQLiteLibrary, tracer: Tracer, maximumReaders: Int = 4,
+        removesFileOnClose: Bool = false,
+        configure: @escaping @Sendable (SQLiteConnection) throws -> Void = { _ in }
+    ) throws {
+        self.name = name
+        self.path = path
+        self.library = library
+        self.tracer = tracer
+        self.configure = configure
+        self.removesFileOnClose = removesFileOnClose
+        let writer = try SQLiteConnection(path: path, library: library, tracer: tracer) { connection in
+            try configure(connection)
+            connection.setBusyTimeout(milliseconds: 5000)
+            // The first statement to read the file: a file that is not a database fails here.
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.execute("PRAGMA synchronous = NORMAL")
+            try connection.execute("PRAGMA foreign_keys = ON")
+        }
+        writerConnection = SQLDriverConnection(writer)
+        pool = ReaderPool(capacity: maximumReaders) { [library, tracer] in
+            let reader = try SQLiteConnection(path: path, library: library, tracer: tracer) { connection in
+                try configure(connection)
+                connection.setBusyTimeout(milliseconds: 5000)
+                try connection.execute("PRAGMA query_only = 1")
+            }
+            return SQLDriverConnection(reader)
+        }
+    }
+
+    public var writer: any DriverConnection { writerConnection }
+
+    /// The writer's raw connection, for driver-specific operations (rekeying, say).
+    public var writerSQLConnection: SQLiteConnection { writerConnection.connection }
+
+    public func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
+        guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
+        let reader = try pool.take()
+        defer { pool.give(back: reader) }
+        return try body(reader)
+    }
+
+    public func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        pool.closeAll()
+        writerConnection.connection.close()
+        if removesFileOnClose {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+            }
+        }
+    }
+}
+
+/// Reader connections, opened on demand up to a capacity and reused.
+final class ReaderPool: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var idle: [SQLDriverConnection] = []
+    private var open = 0
+    private let capacity: Int
+    private let make: () throws -> SQLDriverConnection
+
+    init(capacity: Int, make: @escaping () throws -> SQLDriverConnection) {
+        self.capacity = max(1, capacity)
+        self.make = make
+    }
+
+    func take() throws -> SQLDriverConnection {
+        condition.lock()
+        while idle.isEmpty && open >= capacity { condition.wait() }
+        if let reader = idle.popLast() {
+            condition.unlock()
+            return reader
+        }
+        open += 1
+        condition.unlock()
+        do {
+            return try make()
+        } catch {
+            condition.lock()
+            open -= 1
+            condition.signal()
+            condition.unlock()
+            throw error
+        }
+    }
+
+    func give(back reader: SQLDriverConnection) {
+        condition.lock()
+        idle.append(reader)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func closeAll() {
+        condition.lock()
+        for reader in idle { reader.connection.close() }
+        idle.removeAll()
+        condition.unlock()
+    }
+}

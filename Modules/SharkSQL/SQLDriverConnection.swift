@@ -1,0 +1,88 @@
+import SharkORM
+
+/// A ``DriverConnection`` over one SQLite connection: compiles the core's operations to SQL.
+public final class SQLDriverConnection: DriverConnection {
+    /// The underlying connection.
+    public let connection: SQLiteConnection
+    private var entityStatements: [String: EntityStatements] = [:]
+    private var updateStatements: [UpdateShape: String] = [:]
+
+    private struct UpdateShape: Hashable {
+        let entity: String
+        let columns: [Int32]
+    }
+
+    public init(_ connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    private func statements(for schema: EntitySchema) -> EntityStatements {
+        if let statements = entityStatements[schema.name] { return statements }
+        let statements = EntityStatements(schema)
+        entityStatements[schema.name] = statements
+        return statements
+    }
+
+    public func apply(_ schema: EntitySchema) throws {
+        try SchemaMigrator(connection: connection).apply(schema)
+        entityStatements[schema.name] = nil
+        updateStatements = updateStatements.filter { $0.key.entity != schema.name }
+    }
+
+    public func beginTransaction() throws { try connection.execute("BEGIN IMMEDIATE") }
+    public func commitTransaction() throws { try connection.execute("COMMIT") }
+    public func rollbackTransaction() throws { try connection.execute("ROLLBACK") }
+    public func createSavepoint(_ name: String) throws { try connection.execute("SAVEPOINT \(name)") }
+    public func releaseSavepoint(_ name: String) throws { try connection.execute("RELEASE \(name)") }
+    public func rollbackToSavepoint(_ name: String) throws { try connection.execute("ROLLBACK TO \(name)") }
+
+    public func insert<M: Model>(_ object: M, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
+        let sql = statements(for: schema)
+        let statement = try connection.cachedStatement(includingKey ? sql.insertWithKey : sql.insertWithoutKey)
+        var binder = statement.binder()
+        let first: Int32 = includingKey ? 0 : 1
+        for column in first..<Int32(schema.columns.count) {
+            try object._sharkWrite(column: column, to: &binder, at: column - first + 1)
+        }
+        try statement.run(binder, entity: schema.name)
+        return includingKey ? nil : connection.lastInsertRowID
+    }
+
+    public func update<M: Model>(_ object: M, columns: [Int32], schema: EntitySchema) throws -> Bool {
+        let shape = UpdateShape(entity: schema.name, columns: columns)
+        let text: String
+        if let cached = updateStatements[shape] {
+            text = cached
+        } else {
+            text = statements(for: schema).update(columns: columns, schema: schema)
+            updateStatements[shape] = text
+        }
+        let statement = try connection.cachedStatement(text)
+        var binder = statement.binder()
+        for (offset, column) in columns.enumerated() {
+            try object._sharkWrite(column: column, to: &binder, at: Int32(offset + 1))
+        }
+        try object._sharkWrite(column: 0, to: &binder, at: Int32(columns.count + 1))
+        return try statement.run(binder, entity: schema.name) > 0
+    }
+
+    public func delete(key: Value, schema: EntitySchema) throws -> Bool {
+        let statement = try connection.cachedStatement(statements(for: schema).deleteByKey)
+        return try statement.run([key], entity: schema.name) > 0
+    }
+
+    public func select(
+        _ query: QueryDescription, schema: EntitySchema, _ body: (any RowReader) throws -> Void
+    ) throws {
+        let sql = statements(for: schema)
+        var compiler = QueryCompiler()
+        let text = compiler.select(query, statements: sql, columns: sql.selectColumns)
+        try connection.cachedStatement(text).run(compiler.arguments, entity: schema.name) { row in try body(row) }
+    }
+
+    public func count(_ query: QueryDescription, schema: EntitySchema) throws -> Int {
+        var compiler = QueryCompiler()
+        let text = compiler.count(query, statements: statements(for: schema))
+        return Int(try connection.scalar(text, compiler.arguments)?.coercedToInt64() ?? 0)
+    }
+}

@@ -1,0 +1,174 @@
+import CSQLite
+import Foundation
+import SharkORM
+
+/// A prepared statement of a ``SQLiteConnection``.
+public final class SQLStatement {
+    let handle: OpaquePointer
+    /// The statement text.
+    public let sql: String
+    unowned let connection: SQLiteConnection
+    private var isFinalized = false
+
+    init(handle: OpaquePointer, sql: String, connection: SQLiteConnection) {
+        self.handle = handle
+        self.sql = sql
+        self.connection = connection
+    }
+
+    func finalize() {
+        guard !isFinalized else { return }
+        isFinalized = true
+        _ = connection.api.pointee.finalize(handle)
+    }
+
+    /// A binder that writes arguments into this statement; parameter indexes are 1-based.
+    func binder() -> SQLBinder {
+        SQLBinder(api: connection.api, statement: handle, records: connection.tracer.isEnabled)
+    }
+
+    /// Binds `arguments` (in order), steps through every row calling `body`, and resets.
+    /// Returns the number of rows produced (reads) or changed (writes).
+    @discardableResult
+    public func run(_ arguments: [Value], entity: String? = nil, _ body: (SQLRow) throws -> Void = { _ in }) throws
+        -> Int
+    {
+        var binder = binder()
+        for (offset, argument) in arguments.enumerated() { binder.write(argument, at: Int32(offset + 1)) }
+        return try run(binder, entity: entity, body)
+    }
+
+    /// Steps through the statement bound by `binder`, calling `body` per row, and resets it.
+    @discardableResult
+    func run(_ binder: SQLBinder, entity: String? = nil, _ body: (SQLRow) throws -> Void = { _ in }) throws -> Int {
+        let api = connection.api
+        defer { _ = shark_reset(api, handle) }
+        if binder.failure != SHARK_SQLITE_OK {
+            throw connection.error(code: binder.failure, sql: sql, entity: entity)
+        }
+        let tracer = connection.tracer
+        let start = tracer.isEnabled ? ContinuousClock.now : nil
+        let row = SQLRow(api: api, statement: handle)
+        var rows = 0
+        while true {
+            let code = shark_step(api, handle)
+            if code == SHARK_SQLITE_ROW {
+                rows += 1
+                try body(row)
+            } else if code == SHARK_SQLITE_DONE {
+                break
+            } else {
+                throw connection.error(code: code, sql: sql, entity: entity)
+            }
+        }
+        let isRead = row.columnCount > 0
+        if !isRead { rows = Int(connection.changes) }
+        if let start {
+            tracer.record(
+                statement: sql, arguments: binder.recorded ?? [], duration: ContinuousClock.now - start, rows: rows)
+        }
+        return rows
+    }
+}
+
+/// The current row of a stepping statement, read column by column with no copying beyond
+/// the values themselves.
+public struct SQLRow: RowReader {
+    let api: UnsafeMutablePointer<shark_sqlite3_api>
+    let statement: OpaquePointer
+
+    public var columnCount: Int32 { api.pointee.column_count(statement) }
+
+    public func isNull(at index: Int32) -> Bool {
+        shark_column_type(api, statement, index) == SHARK_SQLITE_NULL
+    }
+
+    public func int64(at index: Int32) -> Int64 {
+        shark_column_int64(api, statement, index)
+    }
+
+    public func double(at index: Int32) -> Double {
+        shark_column_double(api, statement, index)
+    }
+
+    public func text(at index: Int32) -> String {
+        // column_text before column_bytes: the byte count is that of the text conversion.
+        guard let bytes = shark_column_text(api, statement, index) else { return "" }
+        let count = Int(shark_column_bytes(api, statement, index))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    public func blob(at index: Int32) -> Data {
+        guard let bytes = shark_column_blob(api, statement, index) else { return Data() }
+        return Data(bytes: bytes, count: Int(shark_column_bytes(api, statement, index)))
+    }
+
+    public func value(at index: Int32) -> Value {
+        switch shark_column_type(api, statement, index) {
+        case SHARK_SQLITE_INTEGER: return .integer(int64(at: index))
+        case SHARK_SQLITE_FLOAT: return .real(double(at: index))
+        case SHARK_SQLITE_TEXT: return .text(text(at: index))
+        case SHARK_SQLITE_BLOB: return .blob(blob(at: index))
+        default: return .null
+        }
+    }
+}
+
+/// Binds values into a statement's parameters (1-based), straight from generated model code.
+///
+/// Records the values only when tracing, so traces can show them (redacted by default).
+struct SQLBinder: RowWriter {
+    let api: UnsafeMutablePointer<shark_sqlite3_api>
+    let statement: OpaquePointer
+    private(set) var recorded: [Value]?
+    private(set) var failure: Int32 = SHARK_SQLITE_OK
+
+    init(api: UnsafeMutablePointer<shark_sqlite3_api>, statement: OpaquePointer, records: Bool) {
+        self.api = api
+        self.statement = statement
+        self.recorded = records ? [] : nil
+    }
+
+    /// A valid pointer for zero-length text and blobs: SQLite binds a NULL pointer as NULL.
+    nonisolated(unsafe) private static let empty: UnsafeMutablePointer<CChar> = {
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        pointer.pointee = 0
+        return pointer
+    }()
+
+    private mutating func check(_ code: Int32, _ value: @autoclosure () -> Value) {
+        if code != SHARK_SQLITE_OK && failure == SHARK_SQLITE_OK { failure = code }
+        if recorded != nil { recorded!.append(value()) }
+    }
+
+    mutating func writeNull(at index: Int32) {
+        check(shark_bind_null(api, statement, index), .null)
+    }
+
+    mutating func write(_ value: Int64, at index: Int32) {
+        check(shark_bind_int64(api, statement, index, value), .integer(value))
+    }
+
+    mutating func write(_ value: Double, at index: Int32) {
+        check(shark_bind_double(api, statement, index, value), .real(value))
+    }
+
+    mutating func write(_ value: String, at index: Int32) {
+        var text = value
+        let code = text.withUTF8 { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                shark_bind_text(
+                    api, statement, index, chars.baseAddress ?? UnsafePointer(Self.empty), Int32(chars.count))
+            }
+        }
+        check(code, .text(value))
+    }
+
+    mutating func write(_ value: Data, at index: Int32) {
+        let code = value.withUnsafeBytes { buffer in
+            shark_bind_blob(
+                api, statement, index, buffer.baseAddress ?? UnsafeRawPointer(Self.empty), Int32(buffer.count))
+        }
+        check(code, .blob(value))
+    }
+}

@@ -1,0 +1,138 @@
+import SharkORM
+
+/// The SQL text of an entity's statements, built once per schema and reused.
+struct EntityStatements {
+    let insertWithKey: String
+    let insertWithoutKey: String
+    let deleteByKey: String
+    let selectColumns: String
+    let table: String
+    let key: String
+
+    init(_ schema: EntitySchema) {
+        table = SQLText.identifier(schema.name)
+        key = SQLText.identifier(schema.key.name)
+        let names = schema.columns.map { SQLText.identifier($0.name) }
+        insertWithKey =
+            "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(SQLText.placeholders(names.count)))"
+        let withoutKey = names.dropFirst()
+        insertWithoutKey =
+            withoutKey.isEmpty
+            ? "INSERT INTO \(table) DEFAULT VALUES"
+            : "INSERT INTO \(table) (\(withoutKey.joined(separator: ", "))) VALUES (\(SQLText.placeholders(withoutKey.count)))"
+        deleteByKey = "DELETE FROM \(table) WHERE \(key) = ?"
+        selectColumns = names.joined(separator: ", ")
+    }
+
+    /// `UPDATE t SET a = ?, b = ? WHERE key = ?` for the given column positions.
+    func update(columns: [Int32], schema: EntitySchema) -> String {
+        let assignments = columns.map { SQLText.identifier(schema.columns[Int($0)].name) + " = ?" }
+        return "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(key) = ?"
+    }
+}
+
+/// Small helpers for writing SQL text safely.
+enum SQLText {
+    /// A quoted identifier: `"name"`, with embedded quotes doubled.
+    static func identifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `?, ?, ?`
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    /// A literal for DDL, where SQLite cannot bind parameters (column defaults only).
+    static func literal(_ value: Value) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let v): return String(v)
+        case .real(let v):
+            if v.isNaN { return "NULL" }
+            if v.isInfinite { return v < 0 ? "-9e999" : "9e999" }
+            return "\(v)"
+        case .text(let v): return "'" + v.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let v): return "X'" + v.map { hexDigits[Int($0)] }.joined() + "'"
+        }
+    }
+
+    private static let hexDigits: [String] = (0..<256).map {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[$0 >> 4], digits[$0 & 15]])
+    }
+}
+
+/// Compiles a query AST to SQL text and the values to bind, in order.
+///
+/// Values are always bound as parameters, never spliced into the text, so the text depends
+/// only on the query's shape and its prepared statement is reused across values.
+struct QueryCompiler {
+    private(set) var arguments: [Value] = []
+
+    mutating func compile(_ expression: Expression) -> String {
+        switch expression {
+        case .column(let name):
+            return SQLText.identifier(name)
+        case .value(let value):
+            arguments.append(value)
+            return "?"
+        case .comparison(let op, let lhs, let rhs):
+            return "(\(compile(lhs)) \(op.rawValue) \(compile(rhs)))"
+        case .arithmetic(let op, let lhs, let rhs):
+            return "(\(compile(lhs)) \(op.rawValue) \(compile(rhs)))"
+        case .and(let lhs, let rhs):
+            return "(\(compile(lhs)) AND \(compile(rhs)))"
+        case .or(let lhs, let rhs):
+            return "(\(compile(lhs)) OR \(compile(rhs)))"
+        case .not(let operand):
+            return "(NOT \(compile(operand)))"
+        case .isNull(let operand):
+            return "(\(compile(operand)) IS NULL)"
+        case .isIn(let operand, let values):
+            let lhs = compile(operand)
+            if values.isEmpty { return "0" }
+            arguments += values
+            return "(\(lhs) IN (\(SQLText.placeholders(values.count))))"
+        case .like(let operand, let pattern):
+            return "(\(compile(operand)) LIKE \(compile(pattern)))"
+        case .between(let operand, let lower, let upper):
+            return "(\(compile(operand)) BETWEEN \(compile(lower)) AND \(compile(upper)))"
+        }
+    }
+
+    /// `SELECT <columns> FROM t WHERE … ORDER BY …, key LIMIT ? OFFSET ?`.
+    ///
+    /// The key is always the last ordering term, so rows that tie come back in key order on
+    /// every driver.
+    mutating func select(_ query: QueryDescription, statements: EntityStatements, columns: String) -> String {
+        var sql = "SELECT \(columns) FROM \(statements.table)"
+        if let predicate = query.predicate { sql += " WHERE " + compile(predicate) }
+        var terms = query.ordering.map { compile($0.expression) + ($0.ascending ? "" : " DESC") }
+        terms.append(statements.key)
+        sql += " ORDER BY " + terms.joined(separator: ", ")
+        sql += limitClause(query)
+        return sql
+    }
+
+    /// `SELECT count(*) …` honouring limit and offset.
+    mutating func count(_ query: QueryDescription, statements: EntityStatements) -> String {
+        var inner = "FROM \(statements.table)"
+        if let predicate = query.predicate { inner += " WHERE " + compile(predicate) }
+        if query.limit == nil && query.offset == nil { return "SELECT count(*) " + inner }
+        return "SELECT count(*) FROM (SELECT 1 " + inner + limitClause(query) + ")"
+    }
+
+    private mutating func limitClause(_ query: QueryDescription) -> String {
+        var sql = ""
+        if query.limit != nil || query.offset != nil {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(query.limit ?? -1)))
+        }
+        if let offset = query.offset {
+            sql += " OFFSET ?"
+            arguments.append(.integer(Int64(offset)))
+        }
+        return sql
+    }
+}

@@ -1,0 +1,162 @@
+import CSQLite
+import Foundation
+import SharkORM
+
+/// One open SQLite (or SQLCipher) database connection, over a library's function table.
+///
+/// Not thread-safe: the driver hands each connection to one thread at a time. Statements
+/// are prepared once and cached by SQL text.
+public final class SQLiteConnection {
+    public let library: SQLiteLibrary
+    let api: UnsafeMutablePointer<shark_sqlite3_api>
+    /// The database file.
+    public let path: String
+    let tracer: Tracer
+    private(set) var handle: OpaquePointer?
+    private var statements: [String: SQLStatement] = [:]
+
+    /// Opens (creating if needed, unless `readOnly`) the database at `path`.
+    ///
+    /// `configure` runs right after opening, before anything reads the file: SQLCipher keys
+    /// the connection there.
+    public init(
+        path: String, library: SQLiteLibrary, readOnly: Bool = false, tracer: Tracer = Tracer(),
+        configure: (SQLiteConnection) throws -> Void = { _ in }
+    ) throws {
+        self.path = path
+        self.library = library
+        self.api = library.api
+        self.tracer = tracer
+        var db: OpaquePointer?
+        let flags =
+            (readOnly ? SHARK_SQLITE_OPEN_READONLY : SHARK_SQLITE_OPEN_READWRITE | SHARK_SQLITE_OPEN_CREATE)
+            | SHARK_SQLITE_OPEN_NOMUTEX
+        let code = api.pointee.open_v2(path, &db, flags, nil)
+        handle = db
+        guard code == SHARK_SQLITE_OK, db != nil else {
+            let message = db.map { String(cString: api.pointee.errmsg($0)!) } ?? "out of memory"
+            close()
+            throw SQLErrors.error(code: code, message: message, sql: nil, path: path)
+        }
+        _ = api.pointee.extended_result_codes(db, 1)
+        do {
+            try configure(self)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Finalizes every statement and closes the connection.
+    public func close() {
+        statements.values.forEach { $0.finalize() }
+        statements.removeAll()
+        if let handle {
+            _ = api.pointee.close_v2(handle)
+            self.handle = nil
+        }
+    }
+
+    /// Sets how long a statement waits for a lock held by another connection.
+    public func setBusyTimeout(milliseconds: Int32) {
+        _ = api.pointee.busy_timeout(handle, milliseconds)
+    }
+
+    /// Runs one or more statements that take no arguments, reporting them to the tracer.
+    public func execute(_ sql: String) throws {
+        let db = try openHandle()
+        let start = tracer.isEnabled ? ContinuousClock.now : nil
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = api.pointee.exec(db, sql, nil, nil, &errorMessage)
+        if let start {
+            tracer.record(statement: sql, arguments: [], duration: ContinuousClock.now - start, rows: 0)
+        }
+        if code != SHARK_SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+            api.pointee.free(errorMessage)
+            throw error(code: code, message: message, sql: sql)
+        }
+    }
+
+    /// The single value of the first row of a query (PRAGMAs, counts), or nil without rows.
+    public func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
+        let statement = try cachedStatement(sql)
+        var result: Value?
+        try statement.run(arguments) { row in
+            if result == nil { result = row.value(at: 0) }
+        }
+        return result
+    }
+
+    /// Every row of a query, as values. For schema introspection, not for model fetches.
+    public func rows(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
+        let statement = try cachedStatement(sql)
+        var rows: [[Value]] = []
+        try statement.run(arguments) { row in
+            rows.append((0..<row.columnCount).map { row.value(at: $0) })
+        }
+        return rows
+    }
+
+    /// A prepared statement for `sql`, prepared once per connection and reused.
+    public func cachedStatement(_ sql: String) throws -> SQLStatement {
+        if let statement = statements[sql] { return statement }
+        let statement = try prepare(sql, persistent: true)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Forgets cached statements (after a schema change made them stale).
+    public func clearStatementCache() {
+        statements.values.forEach { $0.finalize() }
+        statements.removeAll()
+    }
+
+    private func prepare(_ sql: String, persistent: Bool) throws -> SQLStatement {
+        let db = try openHandle()
+        var statement: OpaquePointer?
+        let code: Int32
+        if let prepareV3 = api.pointee.prepare_v3 {
+            let flags: UInt32 = persistent ? UInt32(SHARK_SQLITE_PREPARE_PERSISTENT) : 0
+            code = prepareV3(db, sql, -1, flags, &statement, nil)
+        } else {
+            code = api.pointee.prepare_v2(db, sql, -1, &statement, nil)
+        }
+        guard code == SHARK_SQLITE_OK, let statement else {
+            throw error(code: code, message: lastErrorMessage, sql: sql)
+        }
+        return SQLStatement(handle: statement, sql: sql, connection: self)
+    }
+
+    /// Rows changed by the last write.
+    public var changes: Int32 { handle.map { api.pointee.changes($0) } ?? 0 }
+
+    /// The rowid of the last insert.
+    public var lastInsertRowID: Int64 { handle.map { api.pointee.last_insert_rowid($0) } ?? 0 }
+
+    /// Whether no transaction is open.
+    public var isAutocommit: Bool { handle.map { api.pointee.get_autocommit($0) != 0 } ?? true }
+
+    var lastErrorMessage: String {
+        handle.map { String(cString: api.pointee.errmsg($0)!) } ?? "connection closed"
+    }
+
+    var lastErrorCode: Int32 {
+        handle.map { api.pointee.extended_errcode($0) } ?? SHARK_SQLITE_ERROR
+    }
+
+    func error(code: Int32, message: String? = nil, sql: String?, entity: String? = nil) -> SharkError {
+        // Prefer the connection's extended code (SQLITE_CONSTRAINT_UNIQUE rather than
+        // SQLITE_CONSTRAINT) when it describes the same failure.
+        let extended = handle != nil && (lastErrorCode & 0xFF) == (code & 0xFF) ? lastErrorCode : code
+        return SQLErrors.error(
+            code: extended, message: message ?? lastErrorMessage, sql: sql, path: path, entity: entity)
+    }
+
+    private func openHandle() throws -> OpaquePointer {
+        guard let handle else { throw SharkError.closed }
+        return handle
+    }
+}

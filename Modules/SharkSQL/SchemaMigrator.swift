@@ -1,0 +1,288 @@
+import Foundation
+import SharkORM
+
+/// Brings an entity's table and indexes in line with its model schema, keeping the data.
+///
+/// - A missing table is created with its indexes.
+/// - New columns are added, back-filled with the property's initial value (or the zero of the
+///   storage class when the property has none).
+/// - Removed columns are dropped (`DROP COLUMN` where the SQLite version has it); retyped
+///   columns, and columns that became non-optional, are handled by rebuilding the table with
+///   its rows. Lossless conversions are kept (an integer to text, a whole real to integer…);
+///   a conversion that would change a stored value is refused with
+///   ``SharkError/lossySchemaChange(entity:column:reason:)``, and nothing is changed.
+/// - Indexes are created and dropped to match the declaration.
+///
+/// The applied schema is recorded as JSON in the `_shark_schema` table; comparing with that
+/// record (rather than with SQLite's declared types) is what makes retyping detectable.
+struct SchemaMigrator {
+    static let metadataTable = "_shark_schema"
+
+    let connection: SQLiteConnection
+
+    func apply(_ schema: EntitySchema) throws {
+        try connection.execute(
+            """
+            CREATE TABLE IF NOT EXISTS \(Self.metadataTable) (\
+            entity TEXT PRIMARY KEY NOT NULL, definition TEXT NOT NULL, applied_at REAL NOT NULL)
+            """)
+        let recorded = try recordedSchema(of: schema.name)
+        if recorded == schema { return }
+        // One savepoint around the whole change: a refusal or failure leaves nothing behind,
+        // whether or not a transaction is already open.
+        try connection.execute("SAVEPOINT shark_migration")
+        do {
+            if try tableExists(schema.name) {
+                let existing = try recorded ?? introspectedSchema(of: schema.name)
+                try migrateTable(from: existing, to: schema)
+            } else {
+                try connection.execute(createTable(schema, named: schema.name))
+            }
+            try reconcileIndexes(of: schema)
+            try record(schema)
+            try connection.execute("RELEASE shark_migration")
+        } catch {
+            try? connection.execute("ROLLBACK TO shark_migration")
+            try? connection.execute("RELEASE shark_migration")
+            throw error
+        }
+        connection.clearStatementCache()
+    }
+
+    // MARK: Tables
+
+    private func migrateTable(from old: EntitySchema, to new: EntitySchema) throws {
+        let oldColumns = Dictionary(old.columns.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let newNames = Set(new.columns.map(\.name))
+        let removed = old.columns.filter { !newNames.contains($0.name) }
+        let changed = new.columns.filter { column in
+            guard let previous = oldColumns[column.name] else { return false }
+            return previous.type != column.type || (previous.isNullable && !column.isNullable)
+        }
+        let keyChanged = old.key.name != new.key.name || old.keyKind != new.keyKind
+        let added = new.columns.filter { oldColumns[$0.name] == nil }
+
+        let canDrop =
+            connection.library.dialect.hasDropColumn && !keyChanged && changed.isEmpty
+            && removed.allSatisfy { column in !old.indexes.contains { $0.columns.contains(column.name) } }
+        if changed.isEmpty && !keyChanged && (removed.isEmpty || canDrop) {
+            let table = SQLText.identifier(new.name)
+            for column in removed {
+                try connection.execute("ALTER TABLE \(table) DROP COLUMN \(SQLText.identifier(column.name))")
+            }
+            for column in added {
+                try connection.execute("ALTER TABLE \(table) ADD COLUMN \(definition(of: column, isKey: false))")
+            }
+            return
+        }
+        try rebuild(from: old, to: new)
+    }
+
+    /// Copies the rows into a table of the new shape, converting retyped columns, then swaps
+    /// the tables.
+    private func rebuild(from old: EntitySchema, to new: EntitySchema) throws {
+        let table = SQLText.identifier(new.name)
+        let oldColumns = Dictionary(old.columns.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var targets: [String] = []
+        var sources: [String] = []
+        for (position, column) in new.columns.enumerated() {
+            guard let previous = oldColumns[column.name] else { continue }
+            let name = SQLText.identifier(column.name)
+            var source = name
+            if previous.type != column.type {
+                try checkConversion(of: previous, to: column, entity: new.name)
+                source = "CAST(\(name) AS \(castType(column.type)))"
+            }
+            if previous.isNullable && !column.isNullable {
+                if position == 0 {
+                    throw SharkError.schemaMismatch(entity: new.name, reason: "the key column held NULLs")
+                }
+                source = "COALESCE(\(source), \(SQLText.literal(backfill(for: column))))"
+            }
+            targets.append(name)
+            sources.append(source)
+        }
+        let temporary = "_shark_rebuild_" + new.name
+        try connection.execute("DROP TABLE IF EXISTS \(SQLText.identifier(temporary))")
+        try connection.execute(createTable(new, named: temporary))
+        if !targets.isEmpty {
+            try connection.execute(
+                "INSERT INTO \(SQLText.identifier(temporary)) (\(targets.joined(separator: ", "))) "
+                    + "SELECT \(sources.joined(separator: ", ")) FROM \(table)")
+        }
+        try connection.execute("DROP TABLE \(table)")
+        try connection.execute("ALTER TABLE \(SQLText.identifier(temporary)) RENAME TO \(table)")
+    }
+
+    /// Refuses a retyping that would change any stored value.
+    private func checkConversion(of old: ColumnSchema, to new: ColumnSchema, entity: String) throws {
+        let column = SQLText.identifier(old.name)
+        let table = SQLText.identifier(entity)
+        let changedValue: String
+        switch (old.type, new.type) {
+        case (.integer, .text), (.text, .blob):
+            return
+        case (.integer, .real):
+            changedValue = "typeof(\(column)) = 'integer' AND CAST(CAST(\(column) AS REAL) AS INTEGER) <> \(column)"
+        case (.real, .integer):
+            changedValue = "typeof(\(column)) = 'real' AND CAST(\(column) AS INTEGER) <> \(column)"
+        case (.real, .text):
+            changedValue = "typeof(\(column)) = 'real' AND CAST(CAST(\(column) AS TEXT) AS REAL) <> \(column)"
+        case (.text, .integer):
+            changedValue = "typeof(\(column)) = 'text' AND CAST(CAST(\(column) AS INTEGER) AS TEXT) <> \(column)"
+        case (.text, .real):
+            changedValue =
+                "typeof(\(column)) = 'text' AND CAST(CAST(\(column) AS REAL) AS TEXT) <> \(column) "
+                + "AND CAST(CAST(\(column) AS INTEGER) AS TEXT) <> \(column)"
+        default:
+            // Blobs to anything, numbers to blobs: only an all-NULL column converts.
+            changedValue = "\(column) IS NOT NULL"
+        }
+        let count = try connection.scalar("SELECT count(*) FROM \(table) WHERE \(changedValue)")?.coercedToInt64() ?? 0
+        if count > 0 {
+            throw SharkError.lossySchemaChange(
+                entity: entity, column: old.name,
+                reason:
+                    "\(count) stored value(s) cannot be converted from \(old.type.rawValue) to \(new.type.rawValue) unchanged"
+            )
+        }
+    }
+
+    private func castType(_ type: StorageType) -> String {
+        switch type {
+        case .integer: return "INTEGER"
+        case .real: return "REAL"
+        case .text: return "TEXT"
+        case .blob: return "BLOB"
+        }
+    }
+
+    func createTable(_ schema: EntitySchema, named name: String) -> String {
+        let columns = schema.columns.enumerated().map { definition(of: $1, isKey: $0 == 0, keyKind: schema.keyKind) }
+        return "CREATE TABLE \(SQLText.identifier(name)) (\(columns.joined(separator: ", ")))"
+    }
+
+    private func definition(of column: ColumnSchema, isKey: Bool, keyKind: KeyKind = .autoIncrement) -> String {
+        let name = SQLText.identifier(column.name)
+        if isKey {
+            switch keyKind {
+            case .autoIncrement: return "\(name) INTEGER PRIMARY KEY"
+            case .uuid: return "\(name) BLOB PRIMARY KEY NOT NULL"
+            case .string: return "\(name) TEXT PRIMARY KEY NOT NULL"
+            }
+        }
+        var sql = "\(name) \(declaredType(column.type))"
+        if !column.isNullable {
+            // A NaN is stored as NULL (SQLite binds it so), so real columns stay nullable.
+            sql += column.type == .real ? "" : " NOT NULL"
+            sql += " DEFAULT \(SQLText.literal(backfill(for: column)))"
+        } else if let value = column.defaultValue, !value.isNull {
+            sql += " DEFAULT \(SQLText.literal(value))"
+        }
+        return sql
+    }
+
+    /// The declared type that gives each storage class the affinity it needs.
+    ///
+    /// Reals are declared with no type (BLOB affinity): a REAL-affinity column stores whole
+    /// reals as integers and loses the sign of -0.0, which must round-trip.
+    private func declaredType(_ type: StorageType) -> String {
+        switch type {
+        case .integer: return "INTEGER"
+        case .real: return ""
+        case .text: return "TEXT"
+        case .blob: return "BLOB"
+        }
+    }
+
+    /// The value existing rows get in a new or newly non-optional column.
+    private func backfill(for column: ColumnSchema) -> Value {
+        if let value = column.defaultValue, !value.isNull { return value }
+        switch column.type {
+        case .integer: return .integer(0)
+        case .real: return .real(0)
+        case .text: return .text("")
+        case .blob: return .blob(Data())
+        }
+    }
+
+    // MARK: Indexes
+
+    private func reconcileIndexes(of schema: EntitySchema) throws {
+        let existing = Set(
+            try connection.rows(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'shark\\_%' ESCAPE '\\'",
+                [.text(schema.name)]
+            ).compactMap { row -> String? in
+                if case .text(let name) = row[0] { return name }
+                return nil
+            })
+        let wanted = Set(schema.indexes.map(\.name))
+        for name in existing.subtracting(wanted).sorted() {
+            try connection.execute("DROP INDEX \(SQLText.identifier(name))")
+        }
+        for index in schema.indexes where !existing.contains(index.name) {
+            let columns = index.columns.map(SQLText.identifier).joined(separator: ", ")
+            try connection.execute(
+                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQLText.identifier(index.name)) "
+                    + "ON \(SQLText.identifier(schema.name)) (\(columns))")
+        }
+    }
+
+    // MARK: Metadata
+
+    private func tableExists(_ name: String) throws -> Bool {
+        try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) != nil
+    }
+
+    private func recordedSchema(of entity: String) throws -> EntitySchema? {
+        guard
+            case .text(let json) = try connection.scalar(
+                "SELECT definition FROM \(Self.metadataTable) WHERE entity = ?", [.text(entity)])
+        else { return nil }
+        return try? JSONDecoder().decode(EntitySchema.self, from: Data(json.utf8))
+    }
+
+    private func record(_ schema: EntitySchema) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(schema), as: UTF8.self)
+        let statement = try connection.cachedStatement(
+            "INSERT OR REPLACE INTO \(Self.metadataTable) (entity, definition, applied_at) VALUES (?, ?, ?)")
+        try statement.run([.text(schema.name), .text(json), .real(Date().timeIntervalSince1970)])
+    }
+
+    /// The schema of a table the metadata does not describe, read from SQLite itself.
+    private func introspectedSchema(of name: String) throws -> EntitySchema {
+        // PRAGMA rather than pragma_table_info(): the table-valued form needs SQLite 3.16.
+        let info = try connection.rows("PRAGMA table_info(\(SQLText.identifier(name)))").map { Array($0[1...]) }
+        var key: ColumnSchema?
+        var keyKind = KeyKind.autoIncrement
+        var columns: [ColumnSchema] = []
+        for row in info {
+            let column = row[0].coercedToText()
+            let declared = row[1].coercedToText().uppercased()
+            let type: StorageType
+            if declared.contains("INT") {
+                type = .integer
+            } else if declared.contains("CHAR") || declared.contains("CLOB") || declared.contains("TEXT") {
+                type = .text
+            } else if declared.contains("BLOB") {
+                type = .blob
+            } else {
+                type = .real
+            }
+            let schema = ColumnSchema(name: column, type: type, isNullable: row[2].coercedToInt64() == 0)
+            if row[4].coercedToInt64() == 1 && key == nil {
+                key = schema
+                keyKind = type == .text ? .string : type == .blob ? .uuid : .autoIncrement
+            } else {
+                columns.append(schema)
+            }
+        }
+        guard let key else {
+            throw SharkError.schemaMismatch(entity: name, reason: "the existing table has no primary key")
+        }
+        return EntitySchema(name: name, keyKind: keyKind, columns: [key] + columns)
+    }
+}

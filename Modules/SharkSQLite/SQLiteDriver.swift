@@ -1,0 +1,46 @@
+import CSQLite
+import CSQLiteSystem
+import Foundation
+import SharkORM
+import SharkSQL
+
+/// The system SQLite library linked into this binary.
+enum SystemSQLite {
+    /// Loaded once; the function table is shared by every SQLite store of the process.
+    static let library = SQLiteLibrary(name: "sqlite") { shark_sqlite3_api_system($0) }
+}
+
+extension StoreConfiguration {
+    /// A store in the SQLite database file at `path`, created if missing: the embedded
+    /// default driver. The database runs in WAL mode with one writer and a pool of readers.
+    ///
+    /// ```swift
+    /// let store = try Store(.sqlite(path: "app.sqlite"))
+    /// ```
+    public static func sqlite(path: String, maximumReaders: Int = 4) -> StoreConfiguration {
+        StoreConfiguration(driverName: "sqlite") { tracer in
+            try SQLDriver(
+                name: "sqlite", path: path, library: SystemSQLite.library, tracer: tracer,
+                maximumReaders: maximumReaders)
+        }
+    }
+
+    /// A store in a new SQLite database file in the temporary directory, deleted when the
+    /// store closes. Behaves exactly like a file store (WAL, readers beside the writer).
+    ///
+    /// ```swift
+    /// let scratch = try Store(.sqliteTemporary)
+    /// ```
+    public static var sqliteTemporary: StoreConfiguration {
+        StoreConfiguration(driverName: "sqlite") { tracer in
+            let path = FileManager.default.temporaryDirectory
+                .appendingPathComponent("shark-\(UUID().uuidString).sqlite").path
+            return try SQLDriver(
+                name: "sqlite", path: path, library: SystemSQLite.library, tracer: tracer,
+                removesFileOnClose: true)
+        }
+    }
+}
+
+/// The version of the linked SQLite, e.g. "3.40.1".
+public var sqliteVersion: String { SystemSQLite.library.version }

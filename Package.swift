@@ -1,0 +1,90 @@
+// swift-tools-version: 6.1
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+    name: "SharkORM",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "SharkORM", targets: ["SharkORM"]),
+        .library(name: "SharkSQLite", targets: ["SharkSQLite"]),
+        .executable(name: "shark-tour", targets: ["SharkTour"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // The backend-agnostic core: models, schema, values, queries, the Store and the Driver protocol.
+        .target(
+            name: "SharkORM",
+            dependencies: [
+                "SharkMacros",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/SharkORM"
+        ),
+        // The @Model macro, a compiler plugin.
+        .macro(
+            name: "SharkMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            path: "Modules/SharkMacros"
+        ),
+        // A table of sqlite3 function pointers and the loader that fills it from an isolated library.
+        .target(
+            name: "CSQLite",
+            path: "Modules/CSQLite",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
+        // Fills the CSQLite table from the system libsqlite3 linked into the binary.
+        .target(
+            name: "CSQLiteSystem",
+            dependencies: ["CSQLite"],
+            path: "Modules/CSQLiteSystem",
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
+        // What the SQLite and SQLCipher drivers share: connections, statements, SQL generation, migration.
+        .target(
+            name: "SharkSQL",
+            dependencies: ["SharkORM", "CSQLite"],
+            path: "Modules/SharkSQL"
+        ),
+        // The embedded default driver over the system SQLite.
+        .target(
+            name: "SharkSQLite",
+            dependencies: ["SharkORM", "SharkSQL", "CSQLiteSystem"],
+            path: "Modules/SharkSQLite"
+        ),
+        // The tour: the README's main job.
+        .executableTarget(
+            name: "SharkTour",
+            dependencies: ["SharkORM", "SharkSQLite"],
+            path: "Examples/SharkTour"
+        ),
+        .testTarget(
+            name: "SharkMacrosTests",
+            dependencies: [
+                "SharkMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ],
+            path: "Tests/SharkMacrosTests"
+        ),
+        .testTarget(
+            name: "SharkSQLTests",
+            dependencies: ["SharkSQL", "SharkSQLite", "CSQLite"],
+            path: "Tests/SharkSQLTests"
+        ),
+        .testTarget(
+            name: "SharkConformanceTests",
+            dependencies: ["SharkORM", "SharkSQLite"],
+            path: "Tests/SharkConformanceTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

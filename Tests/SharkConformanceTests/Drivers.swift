@@ -1,0 +1,66 @@
+import Foundation
+import SharkORM
+import SharkSQLite
+import Synchronization
+import Testing
+
+/// The drivers the conformance suite runs on. Every test that takes a `TestDriver` runs once
+/// per case; a new driver joins the suite by adding a case here.
+enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+
+    var testDescription: String { rawValue }
+
+    /// A fresh, empty store.
+    func makeStore(_ tweak: (StoreConfiguration) -> StoreConfiguration = { $0 }) throws -> Store {
+        switch self {
+        case .sqlite: return try Store(tweak(.sqliteTemporary))
+        }
+    }
+
+    /// Whether the driver keeps data in a file that can be reopened.
+    var isPersistent: Bool { self == .sqlite }
+
+    /// A store on the file at `path` (persistent drivers only).
+    func openFile(_ path: String, _ tweak: (StoreConfiguration) -> StoreConfiguration = { $0 }) throws -> Store {
+        switch self {
+        case .sqlite: return try Store(tweak(.sqlite(path: path)))
+        }
+    }
+}
+
+/// A unique path in the temporary directory, removed (with WAL files) by `cleanUp`.
+struct TemporaryPath {
+    let path: String
+
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("shark-test-\(UUID().uuidString).db").path
+    }
+
+    func cleanUp() {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+/// Collects the statements a store runs, through its trace hook.
+final class StatementLog: Sendable {
+    private let events = Mutex<[TraceEvent]>([])
+
+    var statements: [String] { events.withLock { $0.map(\.statement) } }
+    var all: [TraceEvent] { events.withLock { $0 } }
+
+    func record(_ event: TraceEvent) { events.withLock { $0.append(event) } }
+    func reset() { events.withLock { $0.removeAll() } }
+
+    /// Statements that change data, skipping transaction control.
+    var writes: [String] {
+        statements.filter { $0.hasPrefix("INSERT") || $0.hasPrefix("UPDATE") || $0.hasPrefix("DELETE") }
+    }
+}
+
+extension TestDriver {
+    /// A fresh store whose statements land in `log`.
+    func makeStore(log: StatementLog) throws -> Store {
+        try makeStore { $0.traced { log.record($0) } }
+    }
+}
