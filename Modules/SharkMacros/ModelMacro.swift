@@ -72,8 +72,12 @@ extension ModelMacro: MemberMacro {
             }
             """)
 
+        // Reads assign the backing storage directly: going through the setters would mark
+        // every column of a freshly read object as changed.
         let reads = model.properties.map {
-            "self.\($0.name) = try SharkORM._SharkCoding.read((\($0.type.trimmedDescription)).self, from: row, at: \($0.column))"
+            let target = $0.isSynthesized ? $0.name : "_" + $0.name
+            return
+                "self.\(target) = try SharkORM._SharkCoding.read((\($0.type.trimmedDescription)).self, from: row, at: \($0.column))"
         }
         members.append(
             """

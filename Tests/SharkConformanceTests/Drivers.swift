@@ -52,9 +52,11 @@ final class StatementLog: Sendable {
     func record(_ event: TraceEvent) { events.withLock { $0.append(event) } }
     func reset() { events.withLock { $0.removeAll() } }
 
-    /// Statements that change data, skipping transaction control.
+    /// Statements that change model data (not transaction control or schema bookkeeping).
     var writes: [String] {
-        statements.filter { $0.hasPrefix("INSERT") || $0.hasPrefix("UPDATE") || $0.hasPrefix("DELETE") }
+        statements.filter {
+            ($0.hasPrefix("INSERT") || $0.hasPrefix("UPDATE") || $0.hasPrefix("DELETE")) && !$0.contains("_shark_")
+        }
     }
 }
 

@@ -1,0 +1,57 @@
+import Foundation
+import SharkORM
+import Testing
+
+@Suite("Change tracking")
+struct ChangeTrackingTests {
+    @Test("an update writes only the changed columns", arguments: TestDriver.allCases)
+    func onlyChangedColumns(driver: TestDriver) throws {
+        let log = StatementLog()
+        let store = try driver.makeStore(log: log)
+        defer { store.close() }
+        let person = Person(name: "Ada", age: 36, payrollNumber: 1)
+        try store.commit(person)
+        log.reset()
+
+        person.age = 37
+        try store.commit(person)
+        #expect(log.writes.count == 1)
+        let update = try #require(log.writes.first)
+        #expect(update.contains("\"age\"") && !update.contains("\"name\"") && !update.contains("\"email\""))
+
+        log.reset()
+        person.name = "Ada L."
+        person.email = "ada@example.com"
+        try store.commit(person)
+        let second = try #require(log.writes.first)
+        #expect(second.contains("\"name\"") && second.contains("\"email\"") && !second.contains("\"age\""))
+    }
+
+    @Test("no statement at all when nothing changed", arguments: TestDriver.allCases)
+    func noChangeNoStatement(driver: TestDriver) throws {
+        let log = StatementLog()
+        let store = try driver.makeStore(log: log)
+        defer { store.close() }
+        let person = Person(name: "Ada", payrollNumber: 1)
+        try store.commit(person)
+        let fetched = try #require(try store.find(Person.self, id: person.id))
+        log.reset()
+        try store.commit(person)
+        try store.commit(fetched)
+        person.scratch = 42  // @Transient: not a change
+        try store.commit(person)
+        #expect(log.statements.isEmpty)
+        #expect(!person.hasChanges && person.changedProperties.isEmpty)
+    }
+
+    @Test("transient properties are not stored", arguments: TestDriver.allCases)
+    func transientNotStored(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let person = Person(name: "Ada", payrollNumber: 1)
+        person.scratch = 7
+        try store.commit(person)
+        #expect(try store.find(Person.self, id: person.id)?.scratch == 0)
+        #expect(!Person.schema.columns.contains { $0.name == "scratch" })
+    }
+}

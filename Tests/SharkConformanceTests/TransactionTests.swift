@@ -1,0 +1,144 @@
+import Foundation
+import SharkORM
+import Testing
+
+struct Failure: Error {}
+
+@Suite("Transactions")
+struct TransactionTests {
+    @Test("a throw rolls back every write and leaves no trace", arguments: TestDriver.allCases)
+    func rollbackLeavesNoTrace(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let kept = Person(name: "Kept", age: 1, payrollNumber: 1)
+        try store.commit(kept)
+
+        let fresh = Person(name: "Fresh", payrollNumber: 2)
+        #expect(throws: Failure.self) {
+            try store.transaction {
+                try store.commit(fresh)
+                kept.age = 2
+                try store.commit(kept)
+                throw Failure()
+            }
+        }
+        #expect(try Person.query(in: store).count() == 1)
+        #expect(try store.find(Person.self, id: kept.id)?.age == 1)
+        // Objects are restored too: the new one is new again, the stored one shows the stored values.
+        #expect(!fresh.isPersisted && fresh.id == 0 && fresh.hasChanges)
+        #expect(kept.age == 1 && !kept.hasChanges && kept.isPersisted)
+
+        // The restored new object commits again normally.
+        try store.commit(fresh)
+        #expect(try Person.query(in: store).count() == 2)
+    }
+
+    @Test("a removal rolled back restores the row and the object", arguments: TestDriver.allCases)
+    func rollbackOfRemoval(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let person = Person(name: "Ada", payrollNumber: 1)
+        try store.commit(person)
+        #expect(throws: Failure.self) {
+            try store.transaction {
+                try store.remove(person)
+                throw Failure()
+            }
+        }
+        #expect(person.isPersisted)
+        #expect(try store.find(Person.self, id: person.id) != nil)
+    }
+
+    @Test("nested transactions are savepoints", arguments: TestDriver.allCases)
+    func nestedSavepoints(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.transaction {
+            try store.commit(Person(name: "Outer", payrollNumber: 1))
+            #expect(throws: Failure.self) {
+                try store.transaction {
+                    try store.commit(Person(name: "Inner", payrollNumber: 2))
+                    try store.transaction {
+                        try store.commit(Person(name: "Innermost", payrollNumber: 3))
+                    }
+                    throw Failure()
+                }
+            }
+            try store.transaction {
+                try store.commit(Person(name: "Second inner", payrollNumber: 4))
+            }
+            // Reads inside a transaction see its own writes.
+            #expect(try Person.query(in: store).count() == 2)
+        }
+        #expect(try Person.query(in: store).orderBy(\.name).fetch().map(\.name) == ["Outer", "Second inner"])
+    }
+
+    @Test("an outer rollback undoes committed savepoints", arguments: TestDriver.allCases)
+    func outerRollbackUndoesInner(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let inner = Person(name: "Inner", payrollNumber: 1)
+        #expect(throws: Failure.self) {
+            try store.transaction {
+                try store.transaction { try store.commit(inner) }
+                #expect(inner.isPersisted)
+                throw Failure()
+            }
+        }
+        #expect(!inner.isPersisted && inner.id == 0)
+        #expect(try Person.query(in: store).count() == 0)
+    }
+
+    @Test("other threads see only committed data", arguments: TestDriver.allCases)
+    func isolation(driver: TestDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.commit(Person(name: "Before", payrollNumber: 1))
+        try store.transaction {
+            try store.commit(Person(name: "Inside", payrollNumber: 2))
+            let seenElsewhere = Thread.runAndWait { try? Person.query(in: store).count() }
+            #expect(seenElsewhere == 1)
+        }
+        #expect(try Person.query(in: store).count() == 2)
+    }
+
+    @Test("concurrent writers are serialized", arguments: TestDriver.allCases)
+    func concurrentWriters(driver: TestDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for index in 0..<25 {
+                        try store.commit(Person(name: "w\(worker)", payrollNumber: worker * 100 + index))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try Person.query(in: store).count() == 100)
+    }
+}
+
+extension Thread {
+    /// Runs `body` on a new thread and waits for its result: for checking what another
+    /// thread sees while this one holds a transaction open.
+    static func runAndWait<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            box.set(body())
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return box.get()!
+    }
+}
+
+final class ResultBox<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T?
+    func set(_ newValue: T) { lock.withLock { value = newValue } }
+    func get() -> T? { lock.withLock { value } }
+}
