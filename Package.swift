@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SharkConformanceTests",
-            dependencies: ["SharkORM", "SharkSQLite"],
+            dependencies: ["SharkORM", "SharkSQLite", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SharkConformanceTests"
         ),
     ],

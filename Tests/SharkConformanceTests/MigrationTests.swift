@@ -1,0 +1,109 @@
+import Foundation
+import SharkORM
+import Testing
+
+@Suite("Automatic schema migration across re-opens")
+struct MigrationTests {
+    static let persistentDrivers = TestDriver.allCases.filter(\.isPersistent)
+
+    private func seedV1(_ driver: TestDriver, at path: String) throws {
+        let store = try driver.openFile(path)
+        defer { store.close() }
+        for (index, name) in ["Ada", "Grace", "Alan"].enumerated() {
+            let employee = EmployeeV1()
+            employee.name = name
+            employee.age = 30 + index
+            employee.salary = Double(1000 * (index + 1))
+            employee.notes = "note \(index)"
+            try store.commit(employee)
+        }
+    }
+
+    @Test("added, removed and re-indexed columns keep the data", arguments: persistentDrivers)
+    func addAndRemoveColumns(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        try seedV1(driver, at: file.path)
+
+        let store = try driver.openFile(file.path)
+        defer { store.close() }
+        let employees = try EmployeeV2.query(in: store).orderBy(\.name).fetch()
+        #expect(employees.map(\.name) == ["Ada", "Alan", "Grace"])
+        #expect(employees.map(\.age) == [30, 32, 31])
+        #expect(employees.map(\.salary) == [1000, 3000, 2000])
+        // New columns are back-filled with the properties' initial values.
+        #expect(employees.allSatisfy { $0.title == "Engineer" && $0.level == 3 && $0.manager == nil })
+        // The new unique index is enforced.
+        let clash = EmployeeV2()
+        clash.name = "Ada"
+        #expect {
+            try store.commit(clash)
+        } throws: { error in
+            if case SharkError.uniqueConstraint = error { return true }
+            return false
+        }
+    }
+
+    @Test("lossless retyping converts the stored values", arguments: persistentDrivers)
+    func losslessRetype(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        try seedV1(driver, at: file.path)
+        let store = try driver.openFile(file.path)
+        defer { store.close() }
+        let employees = try EmployeeV3.query(in: store).orderBy(\.name).fetch()
+        #expect(employees.map(\.age) == ["30", "32", "31"])
+        #expect(employees.map(\.salary) == [1000, 3000, 2000])
+    }
+
+    @Test("lossy retyping is refused and changes nothing", arguments: persistentDrivers)
+    func lossyRetypeRefused(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        try seedV1(driver, at: file.path)
+        do {
+            let store = try driver.openFile(file.path)
+            defer { store.close() }
+            #expect {
+                try EmployeeV4.query(in: store).count()
+            } throws: { error in
+                guard case SharkError.lossySchemaChange(let entity, let column, _) = error else { return false }
+                return entity == "Employee" && column == "name"
+            }
+        }
+        // The refused migration left the data and the old schema in place.
+        let store = try driver.openFile(file.path)
+        defer { store.close() }
+        let employees = try EmployeeV1.query(in: store).orderBy(\.name).fetch()
+        #expect(employees.map(\.notes) == ["note 0", "note 2", "note 1"])
+    }
+
+    @Test("an optional column made non-optional back-fills its NULLs", arguments: persistentDrivers)
+    func nullsBackfilled(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        do {
+            let store = try driver.openFile(file.path)
+            defer { store.close() }
+            let known = ContactV1()
+            known.email = "ada@example.com"
+            try store.commit([known, ContactV1()])
+        }
+        let store = try driver.openFile(file.path)
+        defer { store.close() }
+        let emails = try ContactV2.query(in: store).fetch().map(\.email)
+        #expect(emails == ["ada@example.com", "unknown@example.com"])
+    }
+
+    @Test("reopening with the same model runs no migration", arguments: persistentDrivers)
+    func sameSchemaIsANoOp(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        try seedV1(driver, at: file.path)
+        let log = StatementLog()
+        let store = try driver.openFile(file.path) { $0.traced { log.record($0) } }
+        defer { store.close() }
+        #expect(try EmployeeV1.query(in: store).count() == 3)
+        #expect(!log.statements.contains { $0.hasPrefix("ALTER") || $0.hasPrefix("CREATE TABLE \"") })
+    }
+}
