@@ -163,7 +163,10 @@ extension ModelMacro: ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty else { return [] }
+        // No conformance for a declaration with errors: its missing members would only add
+        // confusing follow-on errors to the ones the member role reported.
+        guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty, ModelAnalysis(declaration).diagnostics.isEmpty
+        else { return [] }
         return [try ExtensionDeclSyntax("extension \(type.trimmed): SharkORM.Model {}")]
     }
 }

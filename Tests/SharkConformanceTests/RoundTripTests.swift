@@ -157,4 +157,21 @@ struct RoundTripTests {
         #expect(back.url == full.url && back.decimal == 0 && back.color == .green && back.size == .medium)
         #expect(back.point == Point(x: 1, y: 2))
     }
+
+    @Test("properties without type annotations", arguments: TestDriver.allCases)
+    func inferredTypes(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let object = Inferred()
+        object.count = 3
+        object.ratio = -2.25
+        object.label = "y"
+        object.flag = false
+        object.created = Date(timeIntervalSinceReferenceDate: 2.5)
+        try store.commit(object)
+        let back = try #require(try store.find(Inferred.self, id: object.id))
+        #expect(back.count == 3 && back.ratio == -2.25 && back.label == "y" && !back.flag)
+        #expect(back.created == object.created)
+        #expect(Inferred.schema.columns.map(\.type) == [.integer, .integer, .real, .text, .integer, .real])
+    }
 }

@@ -132,3 +132,13 @@ final class Wide {
     var i: String?
     var j: Date = Date(timeIntervalSinceReferenceDate: 0)
 }
+
+/// Properties declared without type annotations, types inferred from their literals.
+@Model
+final class Inferred {
+    var count = 0
+    var ratio = 0.5
+    var label = "x"
+    var flag = true
+    var created = Date(timeIntervalSinceReferenceDate: 1)
+}

@@ -1,0 +1,121 @@
+import SharkMacros
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+@Suite("@Model expansion")
+struct ModelExpansionTests {
+    @Test("a minimal model: synthesized Int64 key, schema, decoder, writer, conformance")
+    func minimal() {
+        expectExpansion(
+            """
+            @Model
+            final class Tag {
+                var name: String = ""
+            }
+            """,
+            expandedSource: """
+                final class Tag {
+                    @SharkORM._SharkPersisted(column: 1)
+                    var name: String = ""
+
+                    public private(set) var id: Int64 = 0
+
+                    public var _$shark = SharkORM.ModelState()
+
+                    public static var _sharkEntityName: String {
+                        "Tag"
+                    }
+
+                    public static var _sharkKeyKind: SharkORM.KeyKind {
+                        .autoIncrement
+                    }
+
+                    public static let _sharkSchemaColumns: [SharkORM.ColumnSchema] = [
+                        SharkORM.ColumnSchema(
+                            name: "id",
+                            type: SharkORM._SharkCoding.storageType((Int64).self),
+                            isNullable: SharkORM._SharkCoding.isNullable((Int64).self),
+                            defaultValue: nil
+                        ),
+                        SharkORM.ColumnSchema(
+                            name: "name",
+                            type: SharkORM._SharkCoding.storageType((String).self),
+                            isNullable: SharkORM._SharkCoding.isNullable((String).self),
+                            defaultValue: try? SharkORM._SharkCoding.value(("") as String)
+                        )
+                    ]
+
+                    public static func _sharkColumnIndex(for keyPath: AnyKeyPath) -> Int32? {
+                        if keyPath == \\Tag.id as AnyKeyPath {
+                            return 0
+                        }
+                        if keyPath == \\Tag.name as AnyKeyPath {
+                            return 1
+                        }
+                        return nil
+                    }
+
+                    public required init(_sharkRow row: some SharkORM.RowReader) throws(SharkORM.SharkError) {
+                        self.id = try SharkORM._SharkCoding.read((Int64).self, from: row, at: 0)
+                        self._name = try SharkORM._SharkCoding.read((String).self, from: row, at: 1)
+                    }
+
+                    public init() {
+                    }
+
+                    public func _sharkWrite(column: Int32, to row: inout some SharkORM.RowWriter, at position: Int32) throws(SharkORM.SharkError) {
+                        switch column {
+                        case 0:
+                            try SharkORM._SharkCoding.write(self.id, to: &row, at: position)
+                        case 1:
+                            try SharkORM._SharkCoding.write(self.name, to: &row, at: position)
+                        default:
+                            break
+                        }
+                    }
+
+                    public func _sharkRestore(from row: some SharkORM.RowReader) throws(SharkORM.SharkError) {
+                        self.id = try SharkORM._SharkCoding.read((Int64).self, from: row, at: 0)
+                        self._name = try SharkORM._SharkCoding.read((String).self, from: row, at: 1)
+                    }
+
+                    public func _sharkAssignKey(_ key: Int64) {
+                        self.id = key
+                    }
+                }
+
+                extension Tag: SharkORM.Model {
+                }
+                """)
+    }
+
+    @Test("a persisted property gets change-tracking accessors and private backing storage")
+    func persistedProperty() {
+        expectExpansion(
+            """
+            final class Tag {
+                @_SharkPersisted(column: 2)
+                var name: String = ""
+            }
+            """,
+            expandedSource: """
+                final class Tag {
+                    var name: String {
+                        @storageRestrictions(initializes: _name)
+                        init(initialValue) {
+                            _name = initialValue
+                        }
+                        get {
+                            _name
+                        }
+                        set {
+                            _name = newValue
+                            _$shark.markDirty(2)
+                        }
+                    }
+
+                    private var _name: String = ""
+                }
+                """)
+    }
+}
