@@ -38,10 +38,12 @@ public protocol ColumnConvertible {
 extension ColumnConvertible {
     public static var isNullable: Bool { false }
 
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         row.write(columnValue, at: index)
     }
 
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Self {
         try Self(columnValue: row.value(at: index))
     }
@@ -51,13 +53,17 @@ extension ColumnConvertible {
 
 extension Int64: ColumnConvertible {
     public static var storageType: StorageType { .integer }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Int64 {
         row.int64(at: index)
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         row.write(self, at: index)
     }
+    @inlinable
     public var columnValue: Value { .integer(self) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) { self = columnValue.coercedToInt64() }
 }
 
@@ -66,23 +72,29 @@ public protocol _SharkNarrowInteger: FixedWidthInteger, ColumnConvertible {}
 
 extension _SharkNarrowInteger {
     public static var storageType: StorageType { .integer }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Self {
         try narrowed(row.int64(at: index))
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         row.write(Self.widened(self), at: index)
     }
+    @inlinable
     public var columnValue: Value { .integer(Self.widened(self)) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) {
         self = try Self.narrowed(columnValue.coercedToInt64())
     }
 
-    private static func widened(_ value: Self) -> Int64 {
+    @inlinable
+    static func widened(_ value: Self) -> Int64 {
         // UInt64 and UInt keep their bit pattern so that every value round-trips.
         Self.bitWidth == 64 && !Self.isSigned ? Int64(truncatingIfNeeded: value) : Int64(value)
     }
 
-    private static func narrowed(_ stored: Int64) throws(SharkError) -> Self {
+    @inlinable
+    static func narrowed(_ stored: Int64) throws(SharkError) -> Self {
         if Self.bitWidth == 64 && !Self.isSigned { return Self(truncatingIfNeeded: stored) }
         guard let value = Self(exactly: stored) else {
             throw SharkError.decoding(reason: "\(stored) does not fit in \(Self.self)")
@@ -103,13 +115,17 @@ extension UInt64: _SharkNarrowInteger {}
 
 extension Bool: ColumnConvertible {
     public static var storageType: StorageType { .integer }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Bool {
         row.int64(at: index) != 0
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         row.write(Int64(self ? 1 : 0), at: index)
     }
+    @inlinable
     public var columnValue: Value { .integer(self ? 1 : 0) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) { self = columnValue.coercedToInt64() != 0 }
 }
 
@@ -117,13 +133,17 @@ extension Bool: ColumnConvertible {
 
 extension Double: ColumnConvertible {
     public static var storageType: StorageType { .real }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Double {
         row.isNull(at: index) ? .nan : row.double(at: index)
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         if isNaN { row.writeNull(at: index) } else { row.write(self, at: index) }
     }
+    @inlinable
     public var columnValue: Value { isNaN ? .null : .real(self) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) {
         self = columnValue.isNull ? .nan : columnValue.coercedToDouble()
     }
@@ -131,13 +151,17 @@ extension Double: ColumnConvertible {
 
 extension Float: ColumnConvertible {
     public static var storageType: StorageType { .real }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Float {
         row.isNull(at: index) ? .nan : Float(row.double(at: index))
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         if isNaN { row.writeNull(at: index) } else { row.write(Double(self), at: index) }
     }
+    @inlinable
     public var columnValue: Value { isNaN ? .null : .real(Double(self)) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) {
         self = columnValue.isNull ? .nan : Float(columnValue.coercedToDouble())
     }
@@ -147,25 +171,33 @@ extension Float: ColumnConvertible {
 
 extension String: ColumnConvertible {
     public static var storageType: StorageType { .text }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> String {
         row.text(at: index)
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         row.write(self, at: index)
     }
+    @inlinable
     public var columnValue: Value { .text(self) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) { self = columnValue.coercedToText() }
 }
 
 extension Data: ColumnConvertible {
     public static var storageType: StorageType { .blob }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Data {
         row.blob(at: index)
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         row.write(self, at: index)
     }
+    @inlinable
     public var columnValue: Value { .blob(self) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) { self = columnValue.coercedToBlob() }
 }
 
@@ -173,13 +205,17 @@ extension Data: ColumnConvertible {
 
 extension Date: ColumnConvertible {
     public static var storageType: StorageType { .real }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Date {
         Date(timeIntervalSinceReferenceDate: row.double(at: index))
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         row.write(timeIntervalSinceReferenceDate, at: index)
     }
+    @inlinable
     public var columnValue: Value { .real(timeIntervalSinceReferenceDate) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) {
         self = Date(timeIntervalSinceReferenceDate: columnValue.coercedToDouble())
     }
@@ -187,13 +223,17 @@ extension Date: ColumnConvertible {
 
 extension UUID: ColumnConvertible {
     public static var storageType: StorageType { .blob }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> UUID {
         try UUID(bytes: row.blob(at: index))
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         row.write(bytes, at: index)
     }
+    @inlinable
     public var columnValue: Value { .blob(bytes) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) {
         if case .text(let text) = columnValue, let uuid = UUID(uuidString: text) {
             self = uuid
@@ -203,10 +243,12 @@ extension UUID: ColumnConvertible {
     }
 
     /// The 16 bytes of the UUID, in network order.
+    @usableFromInline
     var bytes: Data {
         withUnsafeBytes(of: uuid) { Data($0) }
     }
 
+    @usableFromInline
     init(bytes: Data) throws(SharkError) {
         guard bytes.count == 16 else {
             throw SharkError.decoding(reason: "a UUID needs 16 bytes, found \(bytes.count)")
@@ -219,7 +261,9 @@ extension UUID: ColumnConvertible {
 
 extension URL: ColumnConvertible {
     public static var storageType: StorageType { .text }
+    @inlinable
     public var columnValue: Value { .text(absoluteString) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) {
         let text = columnValue.coercedToText()
         guard let url = URL(string: text) else {
@@ -231,7 +275,9 @@ extension URL: ColumnConvertible {
 
 extension Decimal: ColumnConvertible {
     public static var storageType: StorageType { .text }
+    @inlinable
     public var columnValue: Value { .text(description) }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) {
         switch columnValue {
         case .integer(let value): self = Decimal(value)
@@ -251,13 +297,17 @@ extension Decimal: ColumnConvertible {
 extension Optional: ColumnConvertible where Wrapped: ColumnConvertible {
     public static var storageType: StorageType { Wrapped.storageType }
     public static var isNullable: Bool { true }
+    @inlinable
     public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Wrapped? {
         row.isNull(at: index) ? nil : try Wrapped.read(from: row, at: index)
     }
+    @inlinable
     public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         if let self { try self.write(to: &row, at: index) } else { row.writeNull(at: index) }
     }
+    @inlinable
     public var columnValue: Value { self?.columnValue ?? .null }
+    @inlinable
     public init(columnValue: Value) throws(SharkError) {
         self = columnValue.isNull ? nil : try Wrapped(columnValue: columnValue)
     }

@@ -88,15 +88,6 @@ extension Model {
 
     /// The store this object was committed to or fetched from.
     public var store: Store? { _$shark.store }
-
-    /// Captures every persisted value, so a rollback can put them back.
-    func snapshotValues() throws(SharkError) -> ValueRow {
-        var row = ValueRow(count: Self._sharkSchemaColumns.count)
-        for column in 0..<Int32(Self._sharkSchemaColumns.count) {
-            try _sharkWrite(column: column, to: &row, at: column)
-        }
-        return row
-    }
 }
 
 /// The bookkeeping every model object carries: where it lives, whether it is persisted,
@@ -111,8 +102,24 @@ public struct ModelState {
     public internal(set) var isPersisted = false
     /// The columns changed since the last write or read.
     public internal(set) var dirty = ColumnSet()
+    /// The transaction level that last recorded this object for rollback (see
+    /// `TransactionStack`).
+    var rememberedBy: UInt64 = 0
 
     public init() {}
+
+    /// The state of an object just read from `store`.
+    init(readFrom store: Store) {
+        self.store = store
+        self.isPersisted = true
+    }
+
+    /// The object now matches its row in `store`.
+    mutating func didWrite(to store: Store) {
+        self.store = store
+        isPersisted = true
+        dirty = ColumnSet()
+    }
 
     /// Records that a column changed. Called by generated property setters.
     public mutating func markDirty(_ column: Int32) {

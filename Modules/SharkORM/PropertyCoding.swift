@@ -23,46 +23,55 @@ public enum _SharkCoding {
 
     public static func storageType<T: ColumnConvertible>(_: T.Type) -> StorageType { T.storageType }
     public static func isNullable<T: ColumnConvertible>(_: T.Type) -> Bool { T.isNullable }
+    @inlinable
     public static func read<T: ColumnConvertible>(_: T.Type, from row: some RowReader, at index: Int32)
         throws(SharkError) -> T
     {
         try T.read(from: row, at: index)
     }
+    @inlinable
     public static func write<T: ColumnConvertible>(_ value: T, to row: inout some RowWriter, at index: Int32)
         throws(SharkError)
     {
         try value.write(to: &row, at: index)
     }
+    @inlinable
     public static func value<T: ColumnConvertible>(_ value: T) throws(SharkError) -> Value { value.columnValue }
 
     public static func storageType<T: ColumnConvertible & Codable>(_: T.Type) -> StorageType { T.storageType }
     public static func isNullable<T: ColumnConvertible & Codable>(_: T.Type) -> Bool { T.isNullable }
+    @inlinable
     public static func read<T: ColumnConvertible & Codable>(_: T.Type, from row: some RowReader, at index: Int32)
         throws(SharkError) -> T
     {
         try T.read(from: row, at: index)
     }
+    @inlinable
     public static func write<T: ColumnConvertible & Codable>(_ value: T, to row: inout some RowWriter, at index: Int32)
         throws(SharkError)
     {
         try value.write(to: &row, at: index)
     }
+    @inlinable
     public static func value<T: ColumnConvertible & Codable>(_ value: T) throws(SharkError) -> Value {
         value.columnValue
     }
 
     public static func storageType<T: ColumnConvertible & Codable>(_: T?.Type) -> StorageType { T.storageType }
     public static func isNullable<T: ColumnConvertible & Codable>(_: T?.Type) -> Bool { true }
+    @inlinable
     public static func read<T: ColumnConvertible & Codable>(_: T?.Type, from row: some RowReader, at index: Int32)
         throws(SharkError) -> T?
     {
         try T?.read(from: row, at: index)
     }
+    @inlinable
     public static func write<T: ColumnConvertible & Codable>(_ value: T?, to row: inout some RowWriter, at index: Int32)
         throws(SharkError)
     {
         try value.write(to: &row, at: index)
     }
+    @inlinable
     public static func value<T: ColumnConvertible & Codable>(_ value: T?) throws(SharkError) -> Value {
         value.columnValue
     }
@@ -73,16 +82,19 @@ public enum _SharkCoding {
         T.RawValue.storageType
     }
     public static func isNullable<T: RawRepresentable>(_: T.Type) -> Bool where T.RawValue: ColumnConvertible { false }
+    @inlinable
     public static func read<T: RawRepresentable>(_: T.Type, from row: some RowReader, at index: Int32)
         throws(SharkError) -> T
     where T.RawValue: ColumnConvertible {
         try enumCase(T.self, T.RawValue.read(from: row, at: index))
     }
+    @inlinable
     public static func write<T: RawRepresentable>(_ value: T, to row: inout some RowWriter, at index: Int32)
         throws(SharkError)
     where T.RawValue: ColumnConvertible {
         try value.rawValue.write(to: &row, at: index)
     }
+    @inlinable
     public static func value<T: RawRepresentable>(_ value: T) throws(SharkError) -> Value
     where T.RawValue: ColumnConvertible {
         value.rawValue.columnValue
@@ -92,16 +104,19 @@ public enum _SharkCoding {
         T.RawValue.storageType
     }
     public static func isNullable<T: RawRepresentable>(_: T?.Type) -> Bool where T.RawValue: ColumnConvertible { true }
+    @inlinable
     public static func read<T: RawRepresentable>(_: T?.Type, from row: some RowReader, at index: Int32)
         throws(SharkError) -> T?
     where T.RawValue: ColumnConvertible {
         row.isNull(at: index) ? nil : try enumCase(T.self, T.RawValue.read(from: row, at: index))
     }
+    @inlinable
     public static func write<T: RawRepresentable>(_ value: T?, to row: inout some RowWriter, at index: Int32)
         throws(SharkError)
     where T.RawValue: ColumnConvertible {
         if let value { try value.rawValue.write(to: &row, at: index) } else { row.writeNull(at: index) }
     }
+    @inlinable
     public static func value<T: RawRepresentable>(_ value: T?) throws(SharkError) -> Value
     where T.RawValue: ColumnConvertible {
         value?.rawValue.columnValue ?? .null
@@ -113,16 +128,19 @@ public enum _SharkCoding {
     }
     public static func isNullable<T: RawRepresentable & Codable>(_: T.Type) -> Bool
     where T.RawValue: ColumnConvertible { false }
+    @inlinable
     public static func read<T: RawRepresentable & Codable>(_: T.Type, from row: some RowReader, at index: Int32)
         throws(SharkError) -> T
     where T.RawValue: ColumnConvertible {
         try enumCase(T.self, T.RawValue.read(from: row, at: index))
     }
+    @inlinable
     public static func write<T: RawRepresentable & Codable>(_ value: T, to row: inout some RowWriter, at index: Int32)
         throws(SharkError)
     where T.RawValue: ColumnConvertible {
         try value.rawValue.write(to: &row, at: index)
     }
+    @inlinable
     public static func value<T: RawRepresentable & Codable>(_ value: T) throws(SharkError) -> Value
     where T.RawValue: ColumnConvertible {
         value.rawValue.columnValue
@@ -134,22 +152,26 @@ public enum _SharkCoding {
     }
     public static func isNullable<T: RawRepresentable & Codable>(_: T?.Type) -> Bool
     where T.RawValue: ColumnConvertible { true }
+    @inlinable
     public static func read<T: RawRepresentable & Codable>(_: T?.Type, from row: some RowReader, at index: Int32)
         throws(SharkError) -> T?
     where T.RawValue: ColumnConvertible {
         row.isNull(at: index) ? nil : try enumCase(T.self, T.RawValue.read(from: row, at: index))
     }
+    @inlinable
     public static func write<T: RawRepresentable & Codable>(_ value: T?, to row: inout some RowWriter, at index: Int32)
         throws(SharkError)
     where T.RawValue: ColumnConvertible {
         if let value { try value.rawValue.write(to: &row, at: index) } else { row.writeNull(at: index) }
     }
+    @inlinable
     public static func value<T: RawRepresentable & Codable>(_ value: T?) throws(SharkError) -> Value
     where T.RawValue: ColumnConvertible {
         value?.rawValue.columnValue ?? .null
     }
 
-    private static func enumCase<T: RawRepresentable>(_: T.Type, _ raw: T.RawValue) throws(SharkError) -> T {
+    @usableFromInline
+    static func enumCase<T: RawRepresentable>(_: T.Type, _ raw: T.RawValue) throws(SharkError) -> T {
         guard let value = T(rawValue: raw) else {
             throw SharkError.decoding(reason: "\(raw) is not a raw value of \(T.self)")
         }
@@ -160,29 +182,36 @@ public enum _SharkCoding {
 
     public static func storageType<T: Codable>(_: T.Type) -> StorageType { .text }
     public static func isNullable<T: Codable>(_: T.Type) -> Bool { false }
+    @inlinable
     public static func read<T: Codable>(_: T.Type, from row: some RowReader, at index: Int32) throws(SharkError) -> T {
         try decodeJSON(T.self, row.text(at: index))
     }
+    @inlinable
     public static func write<T: Codable>(_ value: T, to row: inout some RowWriter, at index: Int32) throws(SharkError) {
         row.write(try encodeJSON(value), at: index)
     }
+    @inlinable
     public static func value<T: Codable>(_ value: T) throws(SharkError) -> Value { .text(try encodeJSON(value)) }
 
     public static func storageType<T: Codable>(_: T?.Type) -> StorageType { .text }
     public static func isNullable<T: Codable>(_: T?.Type) -> Bool { true }
+    @inlinable
     public static func read<T: Codable>(_: T?.Type, from row: some RowReader, at index: Int32) throws(SharkError) -> T?
     {
         row.isNull(at: index) ? nil : try decodeJSON(T.self, row.text(at: index))
     }
+    @inlinable
     public static func write<T: Codable>(_ value: T?, to row: inout some RowWriter, at index: Int32) throws(SharkError)
     {
         if let value { row.write(try encodeJSON(value), at: index) } else { row.writeNull(at: index) }
     }
+    @inlinable
     public static func value<T: Codable>(_ value: T?) throws(SharkError) -> Value {
         if let value { return .text(try encodeJSON(value)) }
         return .null
     }
 
+    @usableFromInline
     static func encodeJSON<T: Encodable>(_ value: T) throws(SharkError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -195,6 +224,7 @@ public enum _SharkCoding {
         }
     }
 
+    @usableFromInline
     static func decodeJSON<T: Decodable>(_: T.Type, _ text: String) throws(SharkError) -> T {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(

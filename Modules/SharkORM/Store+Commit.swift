@@ -15,18 +15,17 @@ extension Store {
     /// ```
     public func commit<M: Model>(_ object: M) throws {
         let schema = try schema(for: M.self)
-        if object._$shark.isPersisted && object._$shark.store === self && object._$shark.dirty.isEmpty {
-            return
-        }
+        let state = object._$shark
+        if state.isPersisted && state.store === self && state.dirty.isEmpty { return }
         // Inside a transaction one object is one statement, atomic on its own: no savepoint.
-        if isInTransaction {
-            try write(object, schema: schema)
-        } else {
-            try transaction { try write(object, schema: schema) }
-        }
+        try atomically { try write(object, schema: schema) }
     }
 
-    /// Commits several objects in one transaction.
+    /// Commits several objects in one transaction (a savepoint when already inside one).
+    ///
+    /// ```swift
+    /// try store.commit([ada, grace, alan])
+    /// ```
     public func commit<M: Model>(_ objects: some Sequence<M>) throws {
         let schema = try schema(for: M.self)
         try transaction {
@@ -41,19 +40,18 @@ extension Store {
     /// ```
     public func remove<M: Model>(_ object: M) throws {
         let schema = try schema(for: M.self)
-        guard object._$shark.isPersisted, object._$shark.store === self else {
-            throw SharkError.notPersisted(entity: schema.name)
-        }
+        let state = object._$shark
+        guard state.isPersisted, state.store === self else { throw SharkError.notPersisted(entity: schema.name) }
         try atomically {
             guard object.willDelete() else { throw SharkError.vetoed(entity: schema.name, operation: .delete) }
-            try rememberState(of: object)
+            transactions.remember(object, state: state, in: self)
             guard try driver.writer.delete(key: object.id.columnValue, schema: schema) else {
                 throw SharkError.notFound(entity: schema.name, key: "\(object.id)")
             }
+            // Not persisted, and no change flags: a re-commit inserts every column.
             object._$shark.isPersisted = false
-            // Every column must be written again if the object is re-committed.
             object._$shark.dirty = ColumnSet()
-            transactions.afterCommit { object.didDelete() }
+            transactions.afterCommit(.deleted(object))
         }
     }
 
@@ -64,70 +62,40 @@ extension Store {
 
     /// Writes one object inside the current transaction.
     private func write<M: Model>(_ object: M, schema: EntitySchema) throws {
-        if object._$shark.isPersisted && object._$shark.store === self {
-            try update(object, schema: schema)
+        let state = object._$shark
+        if state.isPersisted && state.store === self {
+            try update(object, state: state, schema: schema)
         } else {
-            try insert(object, schema: schema)
+            try insert(object, state: state, schema: schema)
         }
     }
 
-    private func insert<M: Model>(_ object: M, schema: EntitySchema) throws {
+    private func insert<M: Model>(_ object: M, state: ModelState, schema: EntitySchema) throws {
         let key = object.id.columnValue
         let assignsKey = schema.keyKind == .autoIncrement && key == .integer(0)
         if schema.keyKind == .string, key == .text("") {
             throw SharkError.invalidKey(entity: schema.name, reason: "a String key must not be empty")
         }
         guard object.willInsert() else { throw SharkError.vetoed(entity: schema.name, operation: .insert) }
-        try rememberState(of: object)
+        transactions.remember(object, state: state, in: self)
         let assigned = try driver.writer.insert(object, schema: schema, includingKey: !assignsKey)
         if assignsKey, let assigned { object._sharkAssignKey(assigned) }
-        object._$shark.store = self
-        object._$shark.isPersisted = true
-        object._$shark.dirty = ColumnSet()
-        transactions.afterCommit { object.didInsert() }
+        object._$shark.didWrite(to: self)
+        transactions.afterCommit(.inserted(object))
     }
 
-    private func update<M: Model>(_ object: M, schema: EntitySchema) throws {
-        let columns = object._$shark.dirty.members
+    private func update<M: Model>(_ object: M, state: ModelState, schema: EntitySchema) throws {
+        let columns = state.dirty.members
         guard !columns.isEmpty else { return }
         if columns.first == 0 {
             throw SharkError.invalidKey(entity: schema.name, reason: "the key of a stored object cannot change")
         }
         guard object.willUpdate() else { throw SharkError.vetoed(entity: schema.name, operation: .update) }
-        try rememberState(of: object)
+        transactions.remember(object, state: state, in: self)
         guard try driver.writer.update(object, columns: columns, schema: schema) else {
             throw SharkError.notFound(entity: schema.name, key: "\(object.id)")
         }
-        object._$shark.dirty = ColumnSet()
-        transactions.afterCommit { object.didUpdate() }
-    }
-
-    /// Lets a rollback of the current transaction level put `object` back.
-    ///
-    /// An object that was stored before is reloaded after the rollback, so it shows what
-    /// the database holds again (its changes since its last successful commit are dropped,
-    /// as a rollback drops them from the database). A new object gets back the values, key
-    /// and change flags it had before the failed insert, ready to be committed again.
-    private func rememberState<M: Model>(of object: M) throws {
-        guard !transactions.remembers(object) else { return }
-        let state = object._$shark
-        if state.isPersisted && state.store === self {
-            transactions.remember(object) {
-                { [weak self] in
-                    guard let self else { return }
-                    if (try? self.refresh(object)) == nil {
-                        object._$shark.isPersisted = false
-                    }
-                }
-            }
-        } else {
-            let values = try object.snapshotValues()
-            transactions.remember(object) {
-                {
-                    try? object._sharkRestore(from: values)
-                    object._$shark = state
-                }
-            }
-        }
+        object._$shark.didWrite(to: self)
+        transactions.afterCommit(.updated(object))
     }
 }

@@ -27,7 +27,7 @@ extension Store {
                     try writer.beginTransaction()
                 }
             } catch {
-                transactions.popRolledBack()
+                transactions.popRolledBack(in: self)
                 throw error
             }
             let result: T
@@ -45,10 +45,10 @@ extension Store {
                 } else {
                     try? writer.rollbackTransaction()
                 }
-                transactions.popRolledBack()
+                transactions.popRolledBack(in: self)
                 throw error
             }
-            for hook in transactions.popCommitted() { hook() }
+            for write in transactions.popCommitted() { write.runHook() }
             return result
         }
     }

@@ -89,8 +89,7 @@ public final class Store: Sendable {
         try withReader { connection in
             try connection.select(query, schema: schema) { row in
                 let object = try M(_sharkRow: row)
-                object._$shark.store = self
-                object._$shark.isPersisted = true
+                object._$shark = ModelState(readFrom: self)
                 objects.append(object)
             }
         }
@@ -124,8 +123,6 @@ public final class Store: Sendable {
             }
         }
         guard found else { throw SharkError.notFound(entity: schema.name, key: "\(object.id)") }
-        object._$shark.store = self
-        object._$shark.isPersisted = true
-        object._$shark.dirty = ColumnSet()
+        object._$shark.didWrite(to: self)
     }
 }

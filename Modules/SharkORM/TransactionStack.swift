@@ -1,79 +1,124 @@
 /// The open transaction and savepoints of a store, innermost last.
 ///
-/// Each level remembers, for every object it wrote, how to put the object's in-memory state
-/// back (so a rollback restores objects as well as rows), and which `did…` hooks to run once
-/// the outermost transaction commits. Only touched under the store's write lock.
+/// Each level remembers how to put back the in-memory state of every object it wrote (so a
+/// rollback restores objects as well as rows), and which `did…` hooks to run once the
+/// outermost transaction commits. Only touched under the store's write lock.
+///
+/// Bulk commits record one entry per object, so entries are enums rather than closures and
+/// duplicates within a level are skipped with a stamp kept in the object rather than a hash
+/// lookup: recording costs no allocation and no hashing.
 final class TransactionStack: @unchecked Sendable {
     struct Level {
         /// The savepoint name; nil for the outermost transaction.
         let savepoint: String?
-        /// How to restore each object first written at this level.
-        var restorers: [ObjectIdentifier: () -> Void] = [:]
+        /// Unique per level for the life of the store: the stamp objects carry once recorded.
+        let stamp: UInt64
+        /// How to restore objects written at this level, in the order first written.
+        var restorers: [Restorer] = []
         /// In the order the writes happened.
-        var afterCommit: [() -> Void] = []
+        var afterCommit: [CommittedWrite] = []
         /// Undo actions beyond objects (forgetting a schema applied inside the level, say).
         var onRollback: [() -> Void] = []
     }
 
     private(set) var levels: [Level] = []
     private var savepointCounter = 0
+    private var stampCounter: UInt64 = 0
 
     var isEmpty: Bool { levels.isEmpty }
 
     func push() -> Level {
+        stampCounter += 1
         let level: Level
         if levels.isEmpty {
-            level = Level(savepoint: nil)
+            level = Level(savepoint: nil, stamp: stampCounter)
         } else {
             savepointCounter += 1
-            level = Level(savepoint: "shark_sp_\(savepointCounter)")
+            level = Level(savepoint: "shark_sp_\(savepointCounter)", stamp: stampCounter)
         }
         levels.append(level)
         return level
     }
 
-    /// Records how to restore `object`, unless this level already knows (the first state
-    /// seen in a level is the one to go back to).
-    func remember(_ object: AnyObject, restore: () throws -> (() -> Void)) rethrows {
-        let id = ObjectIdentifier(object)
-        guard !levels.isEmpty, levels[levels.count - 1].restorers[id] == nil else { return }
-        levels[levels.count - 1].restorers[id] = try restore()
+    /// Records how to restore `object` unless the innermost level already has (the first
+    /// state seen in a level is the one to go back to).
+    func remember<M: Model>(_ object: M, state: ModelState, in store: Store) {
+        guard let last = levels.indices.last else { return }
+        let stamp = levels[last].stamp
+        guard state.rememberedBy != stamp else { return }
+        object._$shark.rememberedBy = stamp
+        if state.isPersisted && state.store === store {
+            levels[last].restorers.append(.reload(object))
+        } else {
+            levels[last].restorers.append(.unsaved(object, key: object.id.columnValue, state: state))
+        }
     }
 
-    /// Whether the innermost level already has a restorer for `object`.
-    func remembers(_ object: AnyObject) -> Bool {
-        levels.last?.restorers[ObjectIdentifier(object)] != nil
-    }
-
-    func afterCommit(_ action: @escaping () -> Void) {
-        levels[levels.count - 1].afterCommit.append(action)
+    func afterCommit(_ write: CommittedWrite) {
+        levels[levels.count - 1].afterCommit.append(write)
     }
 
     func onRollback(_ action: @escaping () -> Void) {
         levels[levels.count - 1].onRollback.append(action)
     }
 
-    /// Ends the innermost level successfully. A savepoint hands its restorers (where the
-    /// parent has none) and hooks to the parent; the outermost level returns its hooks to run.
-    func popCommitted() -> [() -> Void] {
+    /// Ends the innermost level successfully. A savepoint hands its restorers and hooks to
+    /// its parent (restorers run newest first, so the parent's older states still win); the
+    /// outermost level returns the writes whose hooks must run now.
+    func popCommitted() -> [CommittedWrite] {
         let level = levels.removeLast()
         guard !levels.isEmpty else {
             savepointCounter = 0
             return level.afterCommit
         }
-        for (id, restore) in level.restorers where levels[levels.count - 1].restorers[id] == nil {
-            levels[levels.count - 1].restorers[id] = restore
-        }
-        levels[levels.count - 1].afterCommit += level.afterCommit
-        levels[levels.count - 1].onRollback += level.onRollback
+        let parent = levels.count - 1
+        levels[parent].restorers += level.restorers
+        levels[parent].afterCommit += level.afterCommit
+        levels[parent].onRollback += level.onRollback
         return []
     }
 
-    /// Ends the innermost level by rolling back: restores every object it wrote.
-    func popRolledBack() {
+    /// Ends the innermost level by rolling back: restores every object it wrote, newest
+    /// first, so each object ends in the oldest state recorded for it.
+    func popRolledBack(in store: Store) {
         let level = levels.removeLast()
-        for restore in level.restorers.values { restore() }
+        for restorer in level.restorers.reversed() { restorer.restore(in: store) }
         for action in level.onRollback.reversed() { action() }
         if levels.isEmpty { savepointCounter = 0 }
+    }
+}
+
+/// How to put one object back after a rollback.
+enum Restorer {
+    /// A stored object: reloaded from the database, which the rollback put back.
+    case reload(any Model)
+    /// A new object: an insert changed only its key and state, so those are put back.
+    case unsaved(any Model, key: Value, state: ModelState)
+
+    func restore(in store: Store) {
+        switch self {
+        case .reload(let object):
+            if (try? store.refresh(object)) == nil { object._$shark.isPersisted = false }
+        case .unsaved(let object, let key, let state):
+            if case .integer(let value) = key, type(of: object)._sharkKeyKind == .autoIncrement {
+                object._sharkAssignKey(value)
+            }
+            object._$shark = state
+        }
+    }
+}
+
+/// A write whose `did…` hook runs once the outermost transaction commits.
+enum CommittedWrite {
+    case inserted(any Model)
+    case updated(any Model)
+    case deleted(any Model)
+
+    func runHook() {
+        switch self {
+        case .inserted(let object): object.didInsert()
+        case .updated(let object): object.didUpdate()
+        case .deleted(let object): object.didDelete()
+        }
     }
 }

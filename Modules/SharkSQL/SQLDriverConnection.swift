@@ -25,8 +25,10 @@ public final class SQLDriverConnection: DriverConnection {
 
     public func apply(_ schema: EntitySchema) throws {
         try SchemaMigrator(connection: connection).apply(schema)
-        entityStatements[schema.name] = nil
-        updateStatements = updateStatements.filter { $0.key.entity != schema.name }
+        // A migration finalizes every cached statement (they may name a rebuilt table), so
+        // forget the prepared statements of every entity.
+        entityStatements.removeAll()
+        updateStatements.removeAll()
     }
 
     public func beginTransaction() throws { try connection.execute("BEGIN IMMEDIATE") }
@@ -37,8 +39,7 @@ public final class SQLDriverConnection: DriverConnection {
     public func rollbackToSavepoint(_ name: String) throws { try connection.execute("ROLLBACK TO \(name)") }
 
     public func insert<M: Model>(_ object: M, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
-        let sql = statements(for: schema)
-        let statement = try connection.cachedStatement(includingKey ? sql.insertWithKey : sql.insertWithoutKey)
+        let statement = try insertStatement(for: schema, includingKey: includingKey)
         var binder = statement.binder()
         let first: Int32 = includingKey ? 0 : 1
         for column in first..<Int32(schema.columns.count) {
@@ -46,6 +47,18 @@ public final class SQLDriverConnection: DriverConnection {
         }
         try statement.run(binder, entity: schema.name)
         return includingKey ? nil : connection.lastInsertRowID
+    }
+
+    private func insertStatement(for schema: EntitySchema, includingKey: Bool) throws -> SQLStatement {
+        let sql = statements(for: schema)
+        if includingKey {
+            if let statement = sql.preparedInsertWithKey { return statement }
+            sql.preparedInsertWithKey = try connection.cachedStatement(sql.insertWithKey)
+            return sql.preparedInsertWithKey!
+        }
+        if let statement = sql.preparedInsertWithoutKey { return statement }
+        sql.preparedInsertWithoutKey = try connection.cachedStatement(sql.insertWithoutKey)
+        return sql.preparedInsertWithoutKey!
     }
 
     public func update<M: Model>(_ object: M, columns: [Int32], schema: EntitySchema) throws -> Bool {

@@ -7,24 +7,31 @@ public final class SQLStatement {
     let handle: OpaquePointer
     /// The statement text.
     public let sql: String
-    unowned let connection: SQLiteConnection
+    // unowned(unsafe): the connection finalizes its statements before it goes away, and a
+    // checked unowned reference costs an atomic retain on every row of a bulk insert.
+    unowned(unsafe) let connection: SQLiteConnection
+    let api: UnsafeMutablePointer<shark_sqlite3_api>
+    /// Whether the statement returns rows (a query) rather than changing them.
+    let returnsRows: Bool
     private var isFinalized = false
 
     init(handle: OpaquePointer, sql: String, connection: SQLiteConnection) {
         self.handle = handle
         self.sql = sql
         self.connection = connection
+        self.api = connection.api
+        self.returnsRows = connection.api.pointee.column_count(handle) > 0
     }
 
     func finalize() {
         guard !isFinalized else { return }
         isFinalized = true
-        _ = connection.api.pointee.finalize(handle)
+        _ = api.pointee.finalize(handle)
     }
 
     /// A binder that writes arguments into this statement; parameter indexes are 1-based.
     func binder() -> SQLBinder {
-        SQLBinder(api: connection.api, statement: handle, records: connection.tracer.isEnabled)
+        SQLBinder(api: api, statement: handle, records: connection.isTracing)
     }
 
     /// Binds `arguments` (in order), steps through every row calling `body`, and resets.
@@ -41,13 +48,12 @@ public final class SQLStatement {
     /// Steps through the statement bound by `binder`, calling `body` per row, and resets it.
     @discardableResult
     func run(_ binder: SQLBinder, entity: String? = nil, _ body: (SQLRow) throws -> Void = { _ in }) throws -> Int {
-        let api = connection.api
+        let api = self.api
         defer { _ = shark_reset(api, handle) }
         if binder.failure != SHARK_SQLITE_OK {
             throw connection.error(code: binder.failure, sql: sql, entity: entity)
         }
-        let tracer = connection.tracer
-        let start = tracer.isEnabled ? ContinuousClock.now : nil
+        let start = connection.isTracing ? ContinuousClock.now : nil
         let row = SQLRow(api: api, statement: handle)
         var rows = 0
         while true {
@@ -61,10 +67,9 @@ public final class SQLStatement {
                 throw connection.error(code: code, sql: sql, entity: entity)
             }
         }
-        let isRead = row.columnCount > 0
-        if !isRead { rows = Int(connection.changes) }
+        if !returnsRows { rows = Int(connection.changes) }
         if let start {
-            tracer.record(
+            connection.tracer.record(
                 statement: sql, arguments: binder.recorded ?? [], duration: ContinuousClock.now - start, rows: rows)
         }
         return rows

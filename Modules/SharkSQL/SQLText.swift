@@ -1,7 +1,12 @@
 import SharkORM
 
-/// The SQL text of an entity's statements, built once per schema and reused.
-struct EntityStatements {
+/// The SQL text of an entity's statements, built once per schema and reused, and the
+/// prepared insert statements, kept here so a bulk insert does not look its statement up by
+/// text for every row.
+final class EntityStatements {
+    var preparedInsertWithKey: SQLStatement?
+    var preparedInsertWithoutKey: SQLStatement?
+
     let insertWithKey: String
     let insertWithoutKey: String
     let deleteByKey: String

@@ -12,6 +12,8 @@ public final class SQLiteConnection {
     /// The database file.
     public let path: String
     let tracer: Tracer
+    /// `tracer.isEnabled`, read once: statements check it on every execution.
+    let isTracing: Bool
     private(set) var handle: OpaquePointer?
     private var statements: [String: SQLStatement] = [:]
 
@@ -27,6 +29,7 @@ public final class SQLiteConnection {
         self.library = library
         self.api = library.api
         self.tracer = tracer
+        self.isTracing = tracer.isEnabled
         var db: OpaquePointer?
         let flags =
             (readOnly ? SHARK_SQLITE_OPEN_READONLY : SHARK_SQLITE_OPEN_READWRITE | SHARK_SQLITE_OPEN_CREATE)
@@ -67,7 +70,7 @@ public final class SQLiteConnection {
     /// Runs one or more statements that take no arguments, reporting them to the tracer.
     public func execute(_ sql: String) throws {
         let db = try openHandle()
-        let start = tracer.isEnabled ? ContinuousClock.now : nil
+        let start = isTracing ? ContinuousClock.now : nil
         var errorMessage: UnsafeMutablePointer<CChar>?
         let code = api.pointee.exec(db, sql, nil, nil, &errorMessage)
         if let start {
