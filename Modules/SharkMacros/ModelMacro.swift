@@ -81,7 +81,7 @@ extension ModelMacro: MemberMacro {
         }
         members.append(
             """
-            public required init(_sharkRow row: some SharkORM.RowReader) throws(SharkORM.SharkError) {
+            public required init(_sharkRow row: any SharkORM.RowReader) throws(SharkORM.SharkError) {
             \(raw: reads.joined(separator: "\n"))
             }
             """)
@@ -90,11 +90,11 @@ extension ModelMacro: MemberMacro {
         }
 
         let writes = model.properties.map {
-            "case \($0.column): try SharkORM._SharkCoding.write(self.\($0.name), to: &row, at: position)"
+            "case \($0.column): try SharkORM._SharkCoding.write(self.\($0.name), to: row, at: position)"
         }
         members.append(
             """
-            public func _sharkWrite(column: Int32, to row: inout some SharkORM.RowWriter, at position: Int32) throws(SharkORM.SharkError) {
+            public func _sharkWrite(column: Int32, to row: any SharkORM.RowWriter, at position: Int32) throws(SharkORM.SharkError) {
             switch column {
             \(raw: writes.joined(separator: "\n"))
             default: break
@@ -104,7 +104,7 @@ extension ModelMacro: MemberMacro {
 
         members.append(
             """
-            public func _sharkRestore(from row: some SharkORM.RowReader) throws(SharkORM.SharkError) {
+            public func _sharkRestore(from row: any SharkORM.RowReader) throws(SharkORM.SharkError) {
             \(raw: reads.joined(separator: "\n"))
             }
             """)

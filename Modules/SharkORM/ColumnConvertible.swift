@@ -26,9 +26,9 @@ public protocol ColumnConvertible {
     /// Whether NULL is a valid stored value (true for optionals).
     static var isNullable: Bool { get }
     /// Reads a value from the column at `index` of `row`.
-    static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Self
+    static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Self
     /// Writes this value into the column at `index` of `row`.
-    func write(to row: inout some RowWriter, at index: Int32) throws(SharkError)
+    func write(to row: any RowWriter, at index: Int32) throws(SharkError)
     /// This value as a ``Value``.
     var columnValue: Value { get }
     /// Decodes a value from a ``Value``.
@@ -39,12 +39,12 @@ extension ColumnConvertible {
     public static var isNullable: Bool { false }
 
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(columnValue, at: index)
     }
 
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Self {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Self {
         try Self(columnValue: row.value(at: index))
     }
 }
@@ -54,11 +54,11 @@ extension ColumnConvertible {
 extension Int64: ColumnConvertible {
     public static var storageType: StorageType { .integer }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Int64 {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Int64 {
         row.int64(at: index)
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(self, at: index)
     }
     @inlinable
@@ -73,11 +73,11 @@ public protocol _SharkNarrowInteger: FixedWidthInteger, ColumnConvertible {}
 extension _SharkNarrowInteger {
     public static var storageType: StorageType { .integer }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Self {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Self {
         try narrowed(row.int64(at: index))
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(Self.widened(self), at: index)
     }
     @inlinable
@@ -116,11 +116,11 @@ extension UInt64: _SharkNarrowInteger {}
 extension Bool: ColumnConvertible {
     public static var storageType: StorageType { .integer }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Bool {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Bool {
         row.int64(at: index) != 0
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(Int64(self ? 1 : 0), at: index)
     }
     @inlinable
@@ -134,11 +134,11 @@ extension Bool: ColumnConvertible {
 extension Double: ColumnConvertible {
     public static var storageType: StorageType { .real }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Double {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Double {
         row.isNull(at: index) ? .nan : row.double(at: index)
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         if isNaN { row.writeNull(at: index) } else { row.write(self, at: index) }
     }
     @inlinable
@@ -152,11 +152,11 @@ extension Double: ColumnConvertible {
 extension Float: ColumnConvertible {
     public static var storageType: StorageType { .real }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Float {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Float {
         row.isNull(at: index) ? .nan : Float(row.double(at: index))
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         if isNaN { row.writeNull(at: index) } else { row.write(Double(self), at: index) }
     }
     @inlinable
@@ -172,11 +172,11 @@ extension Float: ColumnConvertible {
 extension String: ColumnConvertible {
     public static var storageType: StorageType { .text }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> String {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> String {
         row.text(at: index)
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(self, at: index)
     }
     @inlinable
@@ -188,11 +188,11 @@ extension String: ColumnConvertible {
 extension Data: ColumnConvertible {
     public static var storageType: StorageType { .blob }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Data {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Data {
         row.blob(at: index)
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(self, at: index)
     }
     @inlinable
@@ -206,11 +206,11 @@ extension Data: ColumnConvertible {
 extension Date: ColumnConvertible {
     public static var storageType: StorageType { .real }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Date {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Date {
         Date(timeIntervalSinceReferenceDate: row.double(at: index))
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(timeIntervalSinceReferenceDate, at: index)
     }
     @inlinable
@@ -224,11 +224,11 @@ extension Date: ColumnConvertible {
 extension UUID: ColumnConvertible {
     public static var storageType: StorageType { .blob }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> UUID {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> UUID {
         try UUID(bytes: row.blob(at: index))
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(bytes, at: index)
     }
     @inlinable
@@ -298,12 +298,12 @@ extension Optional: ColumnConvertible where Wrapped: ColumnConvertible {
     public static var storageType: StorageType { Wrapped.storageType }
     public static var isNullable: Bool { true }
     @inlinable
-    public static func read(from row: some RowReader, at index: Int32) throws(SharkError) -> Wrapped? {
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Wrapped? {
         row.isNull(at: index) ? nil : try Wrapped.read(from: row, at: index)
     }
     @inlinable
-    public func write(to row: inout some RowWriter, at index: Int32) throws(SharkError) {
-        if let self { try self.write(to: &row, at: index) } else { row.writeNull(at: index) }
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
+        if let self { try self.write(to: row, at: index) } else { row.writeNull(at: index) }
     }
     @inlinable
     public var columnValue: Value { self?.columnValue ?? .null }

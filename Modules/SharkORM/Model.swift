@@ -50,9 +50,9 @@ public protocol Model: AnyObject {
     static var _sharkSchemaColumns: [ColumnSchema] { get }
     static func _sharkColumnIndex(for keyPath: AnyKeyPath) -> Int32?
     var _$shark: ModelState { get set }
-    init(_sharkRow row: some RowReader) throws(SharkError)
-    func _sharkWrite(column: Int32, to row: inout some RowWriter, at position: Int32) throws(SharkError)
-    func _sharkRestore(from row: some RowReader) throws(SharkError)
+    init(_sharkRow row: any RowReader) throws(SharkError)
+    func _sharkWrite(column: Int32, to row: any RowWriter, at position: Int32) throws(SharkError)
+    func _sharkRestore(from row: any RowReader) throws(SharkError)
     func _sharkAssignKey(_ key: Int64)
 }
 
@@ -109,6 +109,7 @@ public struct ModelState {
     public init() {}
 
     /// The state of an object just read from `store`.
+    @usableFromInline
     init(readFrom store: Store) {
         self.store = store
         self.isPersisted = true

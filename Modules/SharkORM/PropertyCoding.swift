@@ -24,16 +24,16 @@ public enum _SharkCoding {
     public static func storageType<T: ColumnConvertible>(_: T.Type) -> StorageType { T.storageType }
     public static func isNullable<T: ColumnConvertible>(_: T.Type) -> Bool { T.isNullable }
     @inlinable
-    public static func read<T: ColumnConvertible>(_: T.Type, from row: some RowReader, at index: Int32)
+    public static func read<T: ColumnConvertible>(_: T.Type, from row: any RowReader, at index: Int32)
         throws(SharkError) -> T
     {
         try T.read(from: row, at: index)
     }
     @inlinable
-    public static func write<T: ColumnConvertible>(_ value: T, to row: inout some RowWriter, at index: Int32)
+    public static func write<T: ColumnConvertible>(_ value: T, to row: any RowWriter, at index: Int32)
         throws(SharkError)
     {
-        try value.write(to: &row, at: index)
+        try value.write(to: row, at: index)
     }
     @inlinable
     public static func value<T: ColumnConvertible>(_ value: T) throws(SharkError) -> Value { value.columnValue }
@@ -41,16 +41,16 @@ public enum _SharkCoding {
     public static func storageType<T: ColumnConvertible & Codable>(_: T.Type) -> StorageType { T.storageType }
     public static func isNullable<T: ColumnConvertible & Codable>(_: T.Type) -> Bool { T.isNullable }
     @inlinable
-    public static func read<T: ColumnConvertible & Codable>(_: T.Type, from row: some RowReader, at index: Int32)
+    public static func read<T: ColumnConvertible & Codable>(_: T.Type, from row: any RowReader, at index: Int32)
         throws(SharkError) -> T
     {
         try T.read(from: row, at: index)
     }
     @inlinable
-    public static func write<T: ColumnConvertible & Codable>(_ value: T, to row: inout some RowWriter, at index: Int32)
+    public static func write<T: ColumnConvertible & Codable>(_ value: T, to row: any RowWriter, at index: Int32)
         throws(SharkError)
     {
-        try value.write(to: &row, at: index)
+        try value.write(to: row, at: index)
     }
     @inlinable
     public static func value<T: ColumnConvertible & Codable>(_ value: T) throws(SharkError) -> Value {
@@ -60,16 +60,16 @@ public enum _SharkCoding {
     public static func storageType<T: ColumnConvertible & Codable>(_: T?.Type) -> StorageType { T.storageType }
     public static func isNullable<T: ColumnConvertible & Codable>(_: T?.Type) -> Bool { true }
     @inlinable
-    public static func read<T: ColumnConvertible & Codable>(_: T?.Type, from row: some RowReader, at index: Int32)
+    public static func read<T: ColumnConvertible & Codable>(_: T?.Type, from row: any RowReader, at index: Int32)
         throws(SharkError) -> T?
     {
         try T?.read(from: row, at: index)
     }
     @inlinable
-    public static func write<T: ColumnConvertible & Codable>(_ value: T?, to row: inout some RowWriter, at index: Int32)
+    public static func write<T: ColumnConvertible & Codable>(_ value: T?, to row: any RowWriter, at index: Int32)
         throws(SharkError)
     {
-        try value.write(to: &row, at: index)
+        try value.write(to: row, at: index)
     }
     @inlinable
     public static func value<T: ColumnConvertible & Codable>(_ value: T?) throws(SharkError) -> Value {
@@ -83,16 +83,16 @@ public enum _SharkCoding {
     }
     public static func isNullable<T: RawRepresentable>(_: T.Type) -> Bool where T.RawValue: ColumnConvertible { false }
     @inlinable
-    public static func read<T: RawRepresentable>(_: T.Type, from row: some RowReader, at index: Int32)
+    public static func read<T: RawRepresentable>(_: T.Type, from row: any RowReader, at index: Int32)
         throws(SharkError) -> T
     where T.RawValue: ColumnConvertible {
         try enumCase(T.self, T.RawValue.read(from: row, at: index))
     }
     @inlinable
-    public static func write<T: RawRepresentable>(_ value: T, to row: inout some RowWriter, at index: Int32)
+    public static func write<T: RawRepresentable>(_ value: T, to row: any RowWriter, at index: Int32)
         throws(SharkError)
     where T.RawValue: ColumnConvertible {
-        try value.rawValue.write(to: &row, at: index)
+        try value.rawValue.write(to: row, at: index)
     }
     @inlinable
     public static func value<T: RawRepresentable>(_ value: T) throws(SharkError) -> Value
@@ -105,16 +105,16 @@ public enum _SharkCoding {
     }
     public static func isNullable<T: RawRepresentable>(_: T?.Type) -> Bool where T.RawValue: ColumnConvertible { true }
     @inlinable
-    public static func read<T: RawRepresentable>(_: T?.Type, from row: some RowReader, at index: Int32)
+    public static func read<T: RawRepresentable>(_: T?.Type, from row: any RowReader, at index: Int32)
         throws(SharkError) -> T?
     where T.RawValue: ColumnConvertible {
         row.isNull(at: index) ? nil : try enumCase(T.self, T.RawValue.read(from: row, at: index))
     }
     @inlinable
-    public static func write<T: RawRepresentable>(_ value: T?, to row: inout some RowWriter, at index: Int32)
+    public static func write<T: RawRepresentable>(_ value: T?, to row: any RowWriter, at index: Int32)
         throws(SharkError)
     where T.RawValue: ColumnConvertible {
-        if let value { try value.rawValue.write(to: &row, at: index) } else { row.writeNull(at: index) }
+        if let value { try value.rawValue.write(to: row, at: index) } else { row.writeNull(at: index) }
     }
     @inlinable
     public static func value<T: RawRepresentable>(_ value: T?) throws(SharkError) -> Value
@@ -129,16 +129,16 @@ public enum _SharkCoding {
     public static func isNullable<T: RawRepresentable & Codable>(_: T.Type) -> Bool
     where T.RawValue: ColumnConvertible { false }
     @inlinable
-    public static func read<T: RawRepresentable & Codable>(_: T.Type, from row: some RowReader, at index: Int32)
+    public static func read<T: RawRepresentable & Codable>(_: T.Type, from row: any RowReader, at index: Int32)
         throws(SharkError) -> T
     where T.RawValue: ColumnConvertible {
         try enumCase(T.self, T.RawValue.read(from: row, at: index))
     }
     @inlinable
-    public static func write<T: RawRepresentable & Codable>(_ value: T, to row: inout some RowWriter, at index: Int32)
+    public static func write<T: RawRepresentable & Codable>(_ value: T, to row: any RowWriter, at index: Int32)
         throws(SharkError)
     where T.RawValue: ColumnConvertible {
-        try value.rawValue.write(to: &row, at: index)
+        try value.rawValue.write(to: row, at: index)
     }
     @inlinable
     public static func value<T: RawRepresentable & Codable>(_ value: T) throws(SharkError) -> Value
@@ -153,16 +153,16 @@ public enum _SharkCoding {
     public static func isNullable<T: RawRepresentable & Codable>(_: T?.Type) -> Bool
     where T.RawValue: ColumnConvertible { true }
     @inlinable
-    public static func read<T: RawRepresentable & Codable>(_: T?.Type, from row: some RowReader, at index: Int32)
+    public static func read<T: RawRepresentable & Codable>(_: T?.Type, from row: any RowReader, at index: Int32)
         throws(SharkError) -> T?
     where T.RawValue: ColumnConvertible {
         row.isNull(at: index) ? nil : try enumCase(T.self, T.RawValue.read(from: row, at: index))
     }
     @inlinable
-    public static func write<T: RawRepresentable & Codable>(_ value: T?, to row: inout some RowWriter, at index: Int32)
+    public static func write<T: RawRepresentable & Codable>(_ value: T?, to row: any RowWriter, at index: Int32)
         throws(SharkError)
     where T.RawValue: ColumnConvertible {
-        if let value { try value.rawValue.write(to: &row, at: index) } else { row.writeNull(at: index) }
+        if let value { try value.rawValue.write(to: row, at: index) } else { row.writeNull(at: index) }
     }
     @inlinable
     public static func value<T: RawRepresentable & Codable>(_ value: T?) throws(SharkError) -> Value
@@ -183,11 +183,11 @@ public enum _SharkCoding {
     public static func storageType<T: Codable>(_: T.Type) -> StorageType { .text }
     public static func isNullable<T: Codable>(_: T.Type) -> Bool { false }
     @inlinable
-    public static func read<T: Codable>(_: T.Type, from row: some RowReader, at index: Int32) throws(SharkError) -> T {
+    public static func read<T: Codable>(_: T.Type, from row: any RowReader, at index: Int32) throws(SharkError) -> T {
         try decodeJSON(T.self, row.text(at: index))
     }
     @inlinable
-    public static func write<T: Codable>(_ value: T, to row: inout some RowWriter, at index: Int32) throws(SharkError) {
+    public static func write<T: Codable>(_ value: T, to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(try encodeJSON(value), at: index)
     }
     @inlinable
@@ -196,13 +196,11 @@ public enum _SharkCoding {
     public static func storageType<T: Codable>(_: T?.Type) -> StorageType { .text }
     public static func isNullable<T: Codable>(_: T?.Type) -> Bool { true }
     @inlinable
-    public static func read<T: Codable>(_: T?.Type, from row: some RowReader, at index: Int32) throws(SharkError) -> T?
-    {
+    public static func read<T: Codable>(_: T?.Type, from row: any RowReader, at index: Int32) throws(SharkError) -> T? {
         row.isNull(at: index) ? nil : try decodeJSON(T.self, row.text(at: index))
     }
     @inlinable
-    public static func write<T: Codable>(_ value: T?, to row: inout some RowWriter, at index: Int32) throws(SharkError)
-    {
+    public static func write<T: Codable>(_ value: T?, to row: any RowWriter, at index: Int32) throws(SharkError) {
         if let value { row.write(try encodeJSON(value), at: index) } else { row.writeNull(at: index) }
     }
     @inlinable

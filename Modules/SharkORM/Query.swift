@@ -55,11 +55,13 @@ public struct Query<Root: Model> {
     }
 
     /// Every matching object, in order.
+    @inlinable
     public func fetch() throws -> [Root] {
         try store.fetch(description, as: Root.self)
     }
 
     /// The first matching object, or nil.
+    @inlinable
     public func first() throws -> Root? {
         var copy = description
         copy.limit = 1

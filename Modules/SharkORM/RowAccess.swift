@@ -26,18 +26,20 @@ public protocol RowReader {
 
 /// Receives the columns of a row by position, straight into the driver's storage.
 ///
-/// Positions are 0-based column indexes of the entity (the key is column 0).
-public protocol RowWriter {
-    mutating func writeNull(at index: Int32)
-    mutating func write(_ value: Int64, at index: Int32)
-    mutating func write(_ value: Double, at index: Int32)
-    mutating func write(_ value: String, at index: Int32)
-    mutating func write(_ value: Data, at index: Int32)
+/// Class-bound, so generated code can take it as `any RowWriter` without boxing: the hot
+/// paths are non-generic over the writer, which lets the compiler specialize them fully for
+/// each property type.
+public protocol RowWriter: AnyObject {
+    func writeNull(at index: Int32)
+    func write(_ value: Int64, at index: Int32)
+    func write(_ value: Double, at index: Int32)
+    func write(_ value: String, at index: Int32)
+    func write(_ value: Data, at index: Int32)
 }
 
 extension RowWriter {
     /// Writes a ``Value`` of any storage class.
-    public mutating func write(_ value: Value, at index: Int32) {
+    public func write(_ value: Value, at index: Int32) {
         switch value {
         case .null: writeNull(at: index)
         case .integer(let v): write(v, at: index)
@@ -48,9 +50,9 @@ extension RowWriter {
     }
 }
 
-/// A row held as an array of values: used for snapshots (transaction rollback restores
-/// objects from one) and by drivers that keep rows as values.
-public struct ValueRow: RowReader, RowWriter, Sendable, Hashable {
+/// A row held as an array of values: what a driver that keeps rows as values reads from,
+/// and what a ``ValueRowWriter`` produces.
+public struct ValueRow: RowReader, Sendable, Hashable {
     public var values: [Value]
 
     public init(count: Int) { values = Array(repeating: .null, count: count) }
@@ -62,12 +64,25 @@ public struct ValueRow: RowReader, RowWriter, Sendable, Hashable {
     public func text(at index: Int32) -> String { values[Int(index)].coercedToText() }
     public func blob(at index: Int32) -> Data { values[Int(index)].coercedToBlob() }
     public func value(at index: Int32) -> Value { values[Int(index)] }
+}
 
-    public mutating func writeNull(at index: Int32) { values[Int(index)] = .null }
-    public mutating func write(_ value: Int64, at index: Int32) { values[Int(index)] = .integer(value) }
-    public mutating func write(_ value: Double, at index: Int32) { values[Int(index)] = .real(value) }
-    public mutating func write(_ value: String, at index: Int32) { values[Int(index)] = .text(value) }
-    public mutating func write(_ value: Data, at index: Int32) { values[Int(index)] = .blob(value) }
+/// Collects written columns into a ``ValueRow``.
+///
+/// ```swift
+/// let writer = ValueRowWriter(count: M._sharkSchemaColumns.count)
+/// try object._sharkWrite(column: 1, to: writer, at: 1)
+/// print(writer.row.values[1])
+/// ```
+public final class ValueRowWriter: RowWriter {
+    public private(set) var row: ValueRow
+
+    public init(count: Int) { row = ValueRow(count: count) }
+
+    public func writeNull(at index: Int32) { row.values[Int(index)] = .null }
+    public func write(_ value: Int64, at index: Int32) { row.values[Int(index)] = .integer(value) }
+    public func write(_ value: Double, at index: Int32) { row.values[Int(index)] = .real(value) }
+    public func write(_ value: String, at index: Int32) { row.values[Int(index)] = .text(value) }
+    public func write(_ value: Data, at index: Int32) { row.values[Int(index)] = .blob(value) }
 }
 
 extension Value {

@@ -40,10 +40,10 @@ public final class SQLDriverConnection: DriverConnection {
 
     public func insert<M: Model>(_ object: M, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
         let statement = try insertStatement(for: schema, includingKey: includingKey)
-        var binder = statement.binder()
+        let binder = statement.binder()
         let first: Int32 = includingKey ? 0 : 1
         for column in first..<Int32(schema.columns.count) {
-            try object._sharkWrite(column: column, to: &binder, at: column - first + 1)
+            try object._sharkWrite(column: column, to: binder, at: column - first + 1)
         }
         try statement.run(binder, entity: schema.name)
         return includingKey ? nil : connection.lastInsertRowID
@@ -71,11 +71,11 @@ public final class SQLDriverConnection: DriverConnection {
             updateStatements[shape] = text
         }
         let statement = try connection.cachedStatement(text)
-        var binder = statement.binder()
+        let binder = statement.binder()
         for (offset, column) in columns.enumerated() {
-            try object._sharkWrite(column: column, to: &binder, at: Int32(offset + 1))
+            try object._sharkWrite(column: column, to: binder, at: Int32(offset + 1))
         }
-        try object._sharkWrite(column: 0, to: &binder, at: Int32(columns.count + 1))
+        try object._sharkWrite(column: 0, to: binder, at: Int32(columns.count + 1))
         return try statement.run(binder, entity: schema.name) > 0
     }
 

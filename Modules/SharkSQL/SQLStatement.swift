@@ -29,9 +29,18 @@ public final class SQLStatement {
         _ = api.pointee.finalize(handle)
     }
 
-    /// A binder that writes arguments into this statement; parameter indexes are 1-based.
+    private var reusableBinder: SQLBinder?
+
+    /// The binder that writes arguments into this statement (parameter indexes are 1-based),
+    /// reset for a new execution. One per statement, reused: binding allocates nothing.
     func binder() -> SQLBinder {
-        SQLBinder(api: api, statement: handle, records: connection.isTracing)
+        if let binder = reusableBinder {
+            binder.reset()
+            return binder
+        }
+        let binder = SQLBinder(api: api, statement: handle, records: connection.isTracing)
+        reusableBinder = binder
+        return binder
     }
 
     /// Binds `arguments` (in order), steps through every row calling `body`, and resets.
@@ -40,7 +49,7 @@ public final class SQLStatement {
     public func run(_ arguments: [Value], entity: String? = nil, _ body: (SQLRow) throws -> Void = { _ in }) throws
         -> Int
     {
-        var binder = binder()
+        let binder = binder()
         for (offset, argument) in arguments.enumerated() { binder.write(argument, at: Int32(offset + 1)) }
         return try run(binder, entity: entity, body)
     }
@@ -122,16 +131,23 @@ public struct SQLRow: RowReader {
 /// Binds values into a statement's parameters (1-based), straight from generated model code.
 ///
 /// Records the values only when tracing, so traces can show them (redacted by default).
-struct SQLBinder: RowWriter {
+final class SQLBinder: RowWriter {
     let api: UnsafeMutablePointer<shark_sqlite3_api>
     let statement: OpaquePointer
+    private let records: Bool
     private(set) var recorded: [Value]?
     private(set) var failure: Int32 = SHARK_SQLITE_OK
 
     init(api: UnsafeMutablePointer<shark_sqlite3_api>, statement: OpaquePointer, records: Bool) {
         self.api = api
         self.statement = statement
+        self.records = records
         self.recorded = records ? [] : nil
+    }
+
+    func reset() {
+        failure = SHARK_SQLITE_OK
+        if records { recorded = [] }
     }
 
     /// A valid pointer for zero-length text and blobs: SQLite binds a NULL pointer as NULL.
@@ -141,24 +157,24 @@ struct SQLBinder: RowWriter {
         return pointer
     }()
 
-    private mutating func check(_ code: Int32, _ value: @autoclosure () -> Value) {
+    private func check(_ code: Int32, _ value: @autoclosure () -> Value) {
         if code != SHARK_SQLITE_OK && failure == SHARK_SQLITE_OK { failure = code }
-        if recorded != nil { recorded!.append(value()) }
+        if records { recorded!.append(value()) }
     }
 
-    mutating func writeNull(at index: Int32) {
+    func writeNull(at index: Int32) {
         check(shark_bind_null(api, statement, index), .null)
     }
 
-    mutating func write(_ value: Int64, at index: Int32) {
+    func write(_ value: Int64, at index: Int32) {
         check(shark_bind_int64(api, statement, index, value), .integer(value))
     }
 
-    mutating func write(_ value: Double, at index: Int32) {
+    func write(_ value: Double, at index: Int32) {
         check(shark_bind_double(api, statement, index, value), .real(value))
     }
 
-    mutating func write(_ value: String, at index: Int32) {
+    func write(_ value: String, at index: Int32) {
         var text = value
         let code = text.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
@@ -169,7 +185,7 @@ struct SQLBinder: RowWriter {
         check(code, .text(value))
     }
 
-    mutating func write(_ value: Data, at index: Int32) {
+    func write(_ value: Data, at index: Int32) {
         let code = value.withUnsafeBytes { buffer in
             shark_bind_blob(
                 api, statement, index, buffer.baseAddress ?? UnsafeRawPointer(Self.empty), Int32(buffer.count))

@@ -55,7 +55,7 @@ struct ModelExpansionTests {
                         return nil
                     }
 
-                    public required init(_sharkRow row: some SharkORM.RowReader) throws(SharkORM.SharkError) {
+                    public required init(_sharkRow row: any SharkORM.RowReader) throws(SharkORM.SharkError) {
                         self.id = try SharkORM._SharkCoding.read((Int64).self, from: row, at: 0)
                         self._name = try SharkORM._SharkCoding.read((String).self, from: row, at: 1)
                     }
@@ -63,18 +63,18 @@ struct ModelExpansionTests {
                     public init() {
                     }
 
-                    public func _sharkWrite(column: Int32, to row: inout some SharkORM.RowWriter, at position: Int32) throws(SharkORM.SharkError) {
+                    public func _sharkWrite(column: Int32, to row: any SharkORM.RowWriter, at position: Int32) throws(SharkORM.SharkError) {
                         switch column {
                         case 0:
-                            try SharkORM._SharkCoding.write(self.id, to: &row, at: position)
+                            try SharkORM._SharkCoding.write(self.id, to: row, at: position)
                         case 1:
-                            try SharkORM._SharkCoding.write(self.name, to: &row, at: position)
+                            try SharkORM._SharkCoding.write(self.name, to: row, at: position)
                         default:
                             break
                         }
                     }
 
-                    public func _sharkRestore(from row: some SharkORM.RowReader) throws(SharkORM.SharkError) {
+                    public func _sharkRestore(from row: any SharkORM.RowReader) throws(SharkORM.SharkError) {
                         self.id = try SharkORM._SharkCoding.read((Int64).self, from: row, at: 0)
                         self._name = try SharkORM._SharkCoding.read((String).self, from: row, at: 1)
                     }

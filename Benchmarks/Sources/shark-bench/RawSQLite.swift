@@ -5,8 +5,9 @@ import Foundation
 enum RawSQLite {
     static func open(_ path: String) -> OpaquePointer {
         var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-            == SQLITE_OK, let db
+        guard
+            sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+                == SQLITE_OK, let db
         else { fatalError("cannot open \(path)") }
         exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
         return db
@@ -29,7 +30,8 @@ enum RawSQLite {
 
     static func insert(_ rows: [InputRow], into db: OpaquePointer) {
         var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "INSERT INTO Row10 (a,b,c,d,e,f,g,h,i,j) VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &statement, nil)
+        sqlite3_prepare_v2(
+            db, "INSERT INTO Row10 (a,b,c,d,e,f,g,h,i,j) VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &statement, nil)
         exec(db, "BEGIN IMMEDIATE")
         let transient = shark_bench_transient()
         for row in rows {
@@ -41,7 +43,11 @@ enum RawSQLite {
             sqlite3_bind_text(statement, 6, row.f, -1, transient)
             sqlite3_bind_int64(statement, 7, row.g ? 1 : 0)
             sqlite3_bind_int64(statement, 8, row.h)
-            if let i = row.i { sqlite3_bind_text(statement, 9, i, -1, transient) } else { sqlite3_bind_null(statement, 9) }
+            if let i = row.i {
+                sqlite3_bind_text(statement, 9, i, -1, transient)
+            } else {
+                sqlite3_bind_null(statement, 9)
+            }
             sqlite3_bind_double(statement, 10, row.j.timeIntervalSinceReferenceDate)
             guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(String(cString: sqlite3_errmsg(db))) }
             sqlite3_reset(statement)
@@ -75,6 +81,8 @@ enum RawSQLite {
 
     private static func text(_ statement: OpaquePointer?, _ index: Int32) -> String {
         guard let bytes = sqlite3_column_text(statement, index) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index))),
+            as: UTF8.self)
     }
 }
