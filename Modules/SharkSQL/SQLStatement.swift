@@ -175,13 +175,10 @@ final class SQLBinder: RowWriter {
     }
 
     func write(_ value: String, at index: Int32) {
-        var text = value
-        let code = text.withUTF8 { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                shark_bind_text(
-                    api, statement, index, chars.baseAddress ?? UnsafePointer(Self.empty), Int32(chars.count))
-            }
-        }
+        // withCString, not withUTF8: a small (inline) string is copied to the stack instead of
+        // being moved to the heap first. The explicit length keeps interior NULs.
+        let length = Int32(value.utf8.count)
+        let code = value.withCString { shark_bind_text(api, statement, index, $0, length) }
         check(code, .text(value))
     }
 
