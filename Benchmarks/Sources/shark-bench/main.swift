@@ -8,7 +8,7 @@ import SharkSQLite
 
 let arguments = CommandLine.arguments
 let rowCount = Int(arguments.dropFirst().first { Int($0) != nil } ?? "") ?? 100_000
-let repetitions = 5
+let repetitions = 7
 
 func temporaryPath() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("shark-bench-\(UUID().uuidString).sqlite").path
