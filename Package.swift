@@ -8,11 +8,13 @@ let package = Package(
     products: [
         .library(name: "SharkORM", targets: ["SharkORM"]),
         .library(name: "SharkSQLite", targets: ["SharkSQLite"]),
+        .library(name: "SharkMemory", targets: ["SharkMemory"]),
         .executable(name: "shark-tour", targets: ["SharkTour"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         // The backend-agnostic core: models, schema, values, queries, the Store and the Driver protocol.
@@ -60,6 +62,15 @@ let package = Package(
             dependencies: ["SharkORM", "SharkSQL", "CSQLiteSystem"],
             path: "Modules/SharkSQLite"
         ),
+        // The pure-Swift in-memory engine.
+        .target(
+            name: "SharkMemory",
+            dependencies: [
+                "SharkORM",
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+            ],
+            path: "Modules/SharkMemory"
+        ),
         // The tour: the README's main job.
         .executableTarget(
             name: "SharkTour",
@@ -82,7 +93,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SharkConformanceTests",
-            dependencies: ["SharkORM", "SharkSQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "SharkORM", "SharkSQLite", "SharkMemory", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/SharkConformanceTests"
         ),
     ],

@@ -13,9 +13,9 @@ import Foundation
 /// with a NULL column is false.
 public struct Predicate<Root: Model> {
     /// The AST this predicate compiles to.
-    public let expression: Expression
+    public let expression: QueryExpression
 
-    public init(_ expression: Expression) { self.expression = expression }
+    public init(_ expression: QueryExpression) { self.expression = expression }
 
     /// `keyPath LIKE pattern`: `%` matches any run, `_` one character; ASCII letters match
     /// regardless of case.
@@ -51,7 +51,7 @@ public struct Predicate<Root: Model> {
     /// Always true: matches every object.
     public static var all: Predicate { Predicate(.value(.integer(1))) }
 
-    static func column(_ keyPath: AnyKeyPath) -> Expression {
+    static func column(_ keyPath: AnyKeyPath) -> QueryExpression {
         guard let index = Root._sharkColumnIndex(for: keyPath) else {
             preconditionFailure("a predicate on \(Root.self) uses a property that is not persisted")
         }

@@ -75,7 +75,7 @@ enum SQLText {
 struct QueryCompiler {
     private(set) var arguments: [Value] = []
 
-    mutating func compile(_ expression: Expression) -> String {
+    mutating func compile(_ expression: QueryExpression) -> String {
         switch expression {
         case .column(let name):
             return SQLText.identifier(name)

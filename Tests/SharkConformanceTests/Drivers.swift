@@ -1,4 +1,5 @@
 import Foundation
+import SharkMemory
 import SharkORM
 import SharkSQLite
 import Synchronization
@@ -8,6 +9,7 @@ import Testing
 /// per case; a new driver joins the suite by adding a case here.
 enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
+    case memory
 
     var testDescription: String { rawValue }
 
@@ -15,6 +17,7 @@ enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func makeStore(_ tweak: (StoreConfiguration) -> StoreConfiguration = { $0 }) throws -> Store {
         switch self {
         case .sqlite: return try Store(tweak(.sqliteTemporary))
+        case .memory: return try Store(tweak(.memory))
         }
     }
 
@@ -25,7 +28,38 @@ enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func openFile(_ path: String, _ tweak: (StoreConfiguration) -> StoreConfiguration = { $0 }) throws -> Store {
         switch self {
         case .sqlite: return try Store(tweak(.sqlite(path: path)))
+        case .memory: preconditionFailure("the memory driver has no files")
         }
+    }
+}
+
+/// Opens "the same database" again and again, as an app does across launches: the same file
+/// for persistent drivers, the same store for the memory driver (whose data lives as long as
+/// its store). Every statement of every store it opens lands in `log`.
+final class Reopener {
+    let driver: TestDriver
+    let log = StatementLog()
+    private let file = TemporaryPath()
+    private var memoryStore: Store?
+
+    init(_ driver: TestDriver) { self.driver = driver }
+
+    func open() throws -> Store {
+        if driver.isPersistent { return try driver.openFile(file.path) { $0.traced { [log] in log.record($0) } } }
+        if let memoryStore { return memoryStore }
+        let store = try driver.makeStore(log: log)
+        memoryStore = store
+        return store
+    }
+
+    /// Closes a store opened here (a no-op for the memory store, which must keep its data).
+    func close(_ store: Store) {
+        if driver.isPersistent { store.close() }
+    }
+
+    deinit {
+        memoryStore?.close()
+        file.cleanUp()
     }
 }
 

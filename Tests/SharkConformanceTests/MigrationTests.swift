@@ -4,11 +4,9 @@ import Testing
 
 @Suite("Automatic schema migration across re-opens")
 struct MigrationTests {
-    static let persistentDrivers = TestDriver.allCases.filter(\.isPersistent)
-
-    private func seedV1(_ driver: TestDriver, at path: String) throws {
-        let store = try driver.openFile(path)
-        defer { store.close() }
+    private func seedV1(_ database: Reopener) throws {
+        let store = try database.open()
+        defer { database.close(store) }
         for (index, name) in ["Ada", "Grace", "Alan"].enumerated() {
             let employee = EmployeeV1()
             employee.name = name
@@ -19,14 +17,13 @@ struct MigrationTests {
         }
     }
 
-    @Test("added, removed and re-indexed columns keep the data", arguments: persistentDrivers)
+    @Test("added, removed and re-indexed columns keep the data", arguments: TestDriver.allCases)
     func addAndRemoveColumns(driver: TestDriver) throws {
-        let file = TemporaryPath()
-        defer { file.cleanUp() }
-        try seedV1(driver, at: file.path)
+        let database = Reopener(driver)
+        try seedV1(database)
 
-        let store = try driver.openFile(file.path)
-        defer { store.close() }
+        let store = try database.open()
+        defer { database.close(store) }
         let employees = try EmployeeV2.query(in: store).orderBy(\.name).fetch()
         #expect(employees.map(\.name) == ["Ada", "Alan", "Grace"])
         #expect(employees.map(\.age) == [30, 32, 31])
@@ -44,26 +41,24 @@ struct MigrationTests {
         }
     }
 
-    @Test("lossless retyping converts the stored values", arguments: persistentDrivers)
+    @Test("lossless retyping converts the stored values", arguments: TestDriver.allCases)
     func losslessRetype(driver: TestDriver) throws {
-        let file = TemporaryPath()
-        defer { file.cleanUp() }
-        try seedV1(driver, at: file.path)
-        let store = try driver.openFile(file.path)
-        defer { store.close() }
+        let database = Reopener(driver)
+        try seedV1(database)
+        let store = try database.open()
+        defer { database.close(store) }
         let employees = try EmployeeV3.query(in: store).orderBy(\.name).fetch()
         #expect(employees.map(\.age) == ["30", "32", "31"])
         #expect(employees.map(\.salary) == [1000, 3000, 2000])
     }
 
-    @Test("lossy retyping is refused and changes nothing", arguments: persistentDrivers)
+    @Test("lossy retyping is refused and changes nothing", arguments: TestDriver.allCases)
     func lossyRetypeRefused(driver: TestDriver) throws {
-        let file = TemporaryPath()
-        defer { file.cleanUp() }
-        try seedV1(driver, at: file.path)
+        let database = Reopener(driver)
+        try seedV1(database)
         do {
-            let store = try driver.openFile(file.path)
-            defer { store.close() }
+            let store = try database.open()
+            defer { database.close(store) }
             #expect {
                 try EmployeeV4.query(in: store).count()
             } throws: { error in
@@ -72,38 +67,36 @@ struct MigrationTests {
             }
         }
         // The refused migration left the data and the old schema in place.
-        let store = try driver.openFile(file.path)
-        defer { store.close() }
+        let store = try database.open()
+        defer { database.close(store) }
         let employees = try EmployeeV1.query(in: store).orderBy(\.name).fetch()
         #expect(employees.map(\.notes) == ["note 0", "note 2", "note 1"])
     }
 
-    @Test("an optional column made non-optional back-fills its NULLs", arguments: persistentDrivers)
+    @Test("an optional column made non-optional back-fills its NULLs", arguments: TestDriver.allCases)
     func nullsBackfilled(driver: TestDriver) throws {
-        let file = TemporaryPath()
-        defer { file.cleanUp() }
+        let database = Reopener(driver)
         do {
-            let store = try driver.openFile(file.path)
-            defer { store.close() }
+            let store = try database.open()
+            defer { database.close(store) }
             let known = ContactV1()
             known.email = "ada@example.com"
             try store.commit([known, ContactV1()])
         }
-        let store = try driver.openFile(file.path)
-        defer { store.close() }
+        let store = try database.open()
+        defer { database.close(store) }
         let emails = try ContactV2.query(in: store).fetch().map(\.email)
         #expect(emails == ["ada@example.com", "unknown@example.com"])
     }
 
-    @Test("reopening with the same model runs no migration", arguments: persistentDrivers)
+    @Test("reopening with the same model changes no schema", arguments: TestDriver.allCases)
     func sameSchemaIsANoOp(driver: TestDriver) throws {
-        let file = TemporaryPath()
-        defer { file.cleanUp() }
-        try seedV1(driver, at: file.path)
-        let log = StatementLog()
-        let store = try driver.openFile(file.path) { $0.traced { log.record($0) } }
-        defer { store.close() }
+        let database = Reopener(driver)
+        try seedV1(database)
+        database.log.reset()
+        let store = try database.open()
+        defer { database.close(store) }
         #expect(try EmployeeV1.query(in: store).count() == 3)
-        #expect(!log.statements.contains { $0.hasPrefix("ALTER") || $0.hasPrefix("CREATE TABLE \"") })
+        #expect(!database.log.statements.contains { $0.hasPrefix("ALTER") || $0.hasPrefix("CREATE TABLE \"") })
     }
 }

@@ -7,26 +7,26 @@
 /// let adults: Predicate<Person> = \.age >= 18 && \.name != ""
 /// print(adults.expression)   // ((age >= 18) AND (name != ''))
 /// ```
-public indirect enum Expression: Sendable, Hashable {
+public indirect enum QueryExpression: Sendable, Hashable {
     /// A column of the queried entity.
     case column(String)
     /// A constant, always bound as a parameter by SQL drivers, never spliced into SQL text.
     case value(Value)
     /// `lhs op rhs` with SQL's three-valued logic: a comparison with NULL is unknown.
-    case comparison(ComparisonOperator, Expression, Expression)
+    case comparison(ComparisonOperator, QueryExpression, QueryExpression)
     /// `lhs op rhs` on numbers.
-    case arithmetic(ArithmeticOperator, Expression, Expression)
-    case and(Expression, Expression)
-    case or(Expression, Expression)
-    case not(Expression)
+    case arithmetic(ArithmeticOperator, QueryExpression, QueryExpression)
+    case and(QueryExpression, QueryExpression)
+    case or(QueryExpression, QueryExpression)
+    case not(QueryExpression)
     /// `expression IS NULL`.
-    case isNull(Expression)
+    case isNull(QueryExpression)
     /// `expression IN (values…)`.
-    case isIn(Expression, [Value])
+    case isIn(QueryExpression, [Value])
     /// `expression LIKE pattern`: `%` and `_` wildcards, case-insensitive for ASCII letters.
-    case like(Expression, Expression)
+    case like(QueryExpression, QueryExpression)
     /// `expression BETWEEN lower AND upper`, bounds included.
-    case between(Expression, Expression, Expression)
+    case between(QueryExpression, QueryExpression, QueryExpression)
 }
 
 /// A comparison operator.
@@ -48,7 +48,7 @@ public enum ArithmeticOperator: String, Sendable, Hashable {
     case remainder = "%"
 }
 
-extension Expression: CustomStringConvertible {
+extension QueryExpression: CustomStringConvertible {
     public var description: String {
         switch self {
         case .column(let name): return name
@@ -69,10 +69,10 @@ extension Expression: CustomStringConvertible {
 
 /// One ordering term of a query.
 public struct Ordering: Sendable, Hashable {
-    public var expression: Expression
+    public var expression: QueryExpression
     public var ascending: Bool
 
-    public init(_ expression: Expression, ascending: Bool = true) {
+    public init(_ expression: QueryExpression, ascending: Bool = true) {
         self.expression = expression
         self.ascending = ascending
     }
@@ -83,7 +83,7 @@ public struct QueryDescription: Sendable, Hashable {
     /// The queried entity.
     public var entity: String
     /// Rows must satisfy this, when set.
-    public var predicate: Expression?
+    public var predicate: QueryExpression?
     /// Sort terms, most significant first. Rows that tie on every term come back in key order,
     /// on every driver.
     public var ordering: [Ordering] = []

@@ -1,0 +1,197 @@
+import SharkORM
+
+/// A query AST with column names resolved to positions, evaluated against rows with SQLite's
+/// semantics: three-valued logic (a comparison with NULL is unknown), column affinity applied
+/// to the values compared with a column, numeric comparison of integers and reals.
+indirect enum CompiledExpression {
+    case column(Int, SQLiteSemantics.Affinity)
+    case value(Value)
+    case comparison(ComparisonOperator, CompiledExpression, CompiledExpression)
+    case arithmetic(ArithmeticOperator, CompiledExpression, CompiledExpression)
+    case and(CompiledExpression, CompiledExpression)
+    case or(CompiledExpression, CompiledExpression)
+    case not(CompiledExpression)
+    case isNull(CompiledExpression)
+    case isIn(CompiledExpression, [Value])
+    case like(CompiledExpression, CompiledExpression)
+    case between(CompiledExpression, CompiledExpression, CompiledExpression)
+
+    /// Resolves column names against `schema`; an unknown column is a typed error.
+    init(_ expression: QueryExpression, schema: EntitySchema) throws {
+        switch expression {
+        case .column(let name):
+            guard let index = schema.columnIndex(named: name) else {
+                throw SharkError.driver(code: 1, message: "no such column: \(name)", sql: nil)
+            }
+            self = .column(index, SQLiteSemantics.affinity(of: schema.columns[index].type))
+        case .value(let value): self = .value(value)
+        case .comparison(let op, let lhs, let rhs):
+            self = .comparison(op, try Self(lhs, schema: schema), try Self(rhs, schema: schema))
+        case .arithmetic(let op, let lhs, let rhs):
+            self = .arithmetic(op, try Self(lhs, schema: schema), try Self(rhs, schema: schema))
+        case .and(let lhs, let rhs): self = .and(try Self(lhs, schema: schema), try Self(rhs, schema: schema))
+        case .or(let lhs, let rhs): self = .or(try Self(lhs, schema: schema), try Self(rhs, schema: schema))
+        case .not(let operand): self = .not(try Self(operand, schema: schema))
+        case .isNull(let operand): self = .isNull(try Self(operand, schema: schema))
+        case .isIn(let operand, let values): self = .isIn(try Self(operand, schema: schema), values)
+        case .like(let operand, let pattern):
+            self = .like(try Self(operand, schema: schema), try Self(pattern, schema: schema))
+        case .between(let operand, let lower, let upper):
+            self = .between(
+                try Self(operand, schema: schema), try Self(lower, schema: schema), try Self(upper, schema: schema))
+        }
+    }
+
+    /// The affinity this expression gives the values compared with it: a column's own.
+    private var affinity: SQLiteSemantics.Affinity? {
+        if case .column(_, let affinity) = self { return affinity }
+        return nil
+    }
+
+    private var isColumn: Bool {
+        if case .column = self { return true }
+        return false
+    }
+
+    /// The value of the expression for `row`.
+    func value(_ row: [Value]) -> Value {
+        switch self {
+        case .column(let index, _): return row[index]
+        case .value(let value): return value
+        case .arithmetic(let op, let lhs, let rhs):
+            return Self.arithmetic(op, lhs.value(row), rhs.value(row))
+        default:
+            switch truth(row) {
+            case .some(true): return .integer(1)
+            case .some(false): return .integer(0)
+            case .none: return .null
+            }
+        }
+    }
+
+    /// The truth of the expression for `row`: nil is SQL's unknown (NULL).
+    func truth(_ row: [Value]) -> Bool? {
+        switch self {
+        case .comparison(let op, let lhs, let rhs):
+            guard let order = Self.order(lhs, rhs, row) else { return nil }
+            switch op {
+            case .equal: return order == 0
+            case .notEqual: return order != 0
+            case .less: return order < 0
+            case .lessOrEqual: return order <= 0
+            case .greater: return order > 0
+            case .greaterOrEqual: return order >= 0
+            }
+        case .and(let lhs, let rhs):
+            let left = lhs.truth(row)
+            if left == false { return false }
+            let right = rhs.truth(row)
+            if right == false { return false }
+            return left == nil || right == nil ? nil : true
+        case .or(let lhs, let rhs):
+            let left = lhs.truth(row)
+            if left == true { return true }
+            let right = rhs.truth(row)
+            if right == true { return true }
+            return left == nil || right == nil ? nil : false
+        case .not(let operand):
+            return operand.truth(row).map { !$0 }
+        case .isNull(let operand):
+            return operand.value(row).isNull
+        case .isIn(let operand, let values):
+            let subject = operand.value(row)
+            if values.isEmpty { return false }
+            if subject.isNull { return nil }
+            var sawNull = false
+            for candidate in values {
+                let value = operand.affinity.map { SQLiteSemantics.apply($0, to: candidate) } ?? candidate
+                if value.isNull {
+                    sawNull = true
+                } else if SQLiteSemantics.compare(subject, value) == 0 {
+                    return true
+                }
+            }
+            return sawNull ? nil : false
+        case .like(let operand, let pattern):
+            let subject = operand.value(row)
+            let pattern = pattern.value(row)
+            if subject.isNull || pattern.isNull { return nil }
+            return SQLiteSemantics.like(subject.coercedToText(), pattern: pattern.coercedToText())
+        case .between(let operand, let lower, let upper):
+            let low = Self.order(operand, lower, row).map { $0 >= 0 }
+            let high = Self.order(operand, upper, row).map { $0 <= 0 }
+            if low == false || high == false { return false }
+            return low == nil || high == nil ? nil : true
+        case .column, .value, .arithmetic:
+            switch value(row) {
+            case .null: return nil
+            case .integer(let v): return v != 0
+            case .real(let v): return v != 0
+            case .text(let v): return Value.text(v).coercedToDouble() != 0
+            case .blob(let v): return Value.blob(v).coercedToDouble() != 0
+            }
+        }
+    }
+
+    /// Compares two operands as SQLite does (affinity first); nil when either is NULL.
+    private static func order(_ lhs: CompiledExpression, _ rhs: CompiledExpression, _ row: [Value]) -> Int? {
+        var left = lhs.value(row)
+        var right = rhs.value(row)
+        if left.isNull || right.isNull { return nil }
+        if let affinity = lhs.affinity, !rhs.isColumn {
+            right = SQLiteSemantics.apply(affinity, to: right)
+        } else if let affinity = rhs.affinity, !lhs.isColumn {
+            left = SQLiteSemantics.apply(affinity, to: left)
+        }
+        return SQLiteSemantics.compare(left, right)
+    }
+
+    /// SQLite arithmetic: NULL in, NULL out; integer overflow becomes real; division and
+    /// remainder by zero are NULL.
+    static func arithmetic(_ op: ArithmeticOperator, _ lhs: Value, _ rhs: Value) -> Value {
+        if lhs.isNull || rhs.isNull { return .null }
+        let a = numeric(lhs)
+        let b = numeric(rhs)
+        if case .integer(let x) = a, case .integer(let y) = b {
+            switch op {
+            case .add:
+                let (r, overflow) = x.addingReportingOverflow(y)
+                return overflow ? .real(Double(x) + Double(y)) : .integer(r)
+            case .subtract:
+                let (r, overflow) = x.subtractingReportingOverflow(y)
+                return overflow ? .real(Double(x) - Double(y)) : .integer(r)
+            case .multiply:
+                let (r, overflow) = x.multipliedReportingOverflow(by: y)
+                return overflow ? .real(Double(x) * Double(y)) : .integer(r)
+            case .divide:
+                if y == 0 { return .null }
+                if x == .min && y == -1 { return .real(-Double(x)) }
+                return .integer(x / y)
+            case .remainder:
+                if y == 0 { return .null }
+                if y == -1 { return .integer(0) }
+                return .integer(x % y)
+            }
+        }
+        let x = a.coercedToDouble()
+        let y = b.coercedToDouble()
+        switch op {
+        case .add: return .real(x + y)
+        case .subtract: return .real(x - y)
+        case .multiply: return .real(x * y)
+        case .divide: return y == 0 ? .null : .real(x / y)
+        case .remainder:
+            let (i, j) = (a.coercedToInt64(), b.coercedToInt64())
+            if j == 0 { return .null }
+            return .real(Double(j == -1 ? 0 : i % j))
+        }
+    }
+
+    private static func numeric(_ value: Value) -> Value {
+        switch value {
+        case .integer, .real: return value
+        case .text(let text): return SQLiteSemantics.numeric(text) ?? .integer(Value.text(text).coercedToInt64())
+        case .blob, .null: return .integer(value.coercedToInt64())
+        }
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+import SharkORM
+
+/// A connection to the memory engine. The writer keeps a working copy of the database for
+/// the open transaction (and a copy per savepoint); a reader holds one snapshot.
+final class MemoryConnection: DriverConnection {
+    unowned let driver: MemoryDriver
+    /// The reader's snapshot, or the writer's working copy while a transaction is open.
+    private var state: MemoryDatabaseState?
+    private let isWriter: Bool
+    private var savepoints: [(name: String, state: MemoryDatabaseState)] = []
+    private let builder = RowBuilder()
+
+    init(driver: MemoryDriver, state: MemoryDatabaseState?) {
+        self.driver = driver
+        self.state = state
+        self.isWriter = state == nil
+    }
+
+    // MARK: Transactions
+
+    func beginTransaction() throws {
+        traced("BEGIN") { state = driver.snapshot() }
+    }
+
+    func commitTransaction() throws {
+        guard let working = state else { throw SharkError.transactionMisuse("COMMIT without a transaction") }
+        try traced("COMMIT") { try driver.publish(working) }
+        state = nil
+        savepoints.removeAll()
+    }
+
+    func rollbackTransaction() throws {
+        traced("ROLLBACK") {
+            state = nil
+            savepoints.removeAll()
+        }
+    }
+
+    func createSavepoint(_ name: String) throws {
+        try traced("SAVEPOINT \(name)") { savepoints.append((name, try current())) }
+    }
+
+    func releaseSavepoint(_ name: String) throws {
+        traced("RELEASE \(name)") {
+            if let index = savepoints.lastIndex(where: { $0.name == name }) { savepoints.removeSubrange(index...) }
+        }
+    }
+
+    func rollbackToSavepoint(_ name: String) throws {
+        traced("ROLLBACK TO \(name)") {
+            if let saved = savepoints.last(where: { $0.name == name }) { state = saved.state }
+        }
+    }
+
+    // MARK: Schema
+
+    func apply(_ schema: EntitySchema) throws {
+        try write { database in
+            if let table = database.tables[schema.name] {
+                guard table.schema != schema else { return }
+                database.tables[schema.name] = try table.migrated(to: schema)
+            } else {
+                var table = MemoryTable(schema: schema)
+                // Indexes on an empty table cannot clash; build them through the table so the
+                // same code path serves migrations.
+                table = try table.migrated(to: schema)
+                database.tables[schema.name] = table
+            }
+        }
+    }
+
+    // MARK: Writes
+
+    func insert<M: Model>(_ object: M, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
+        var assigned: Int64?
+        try write { database in
+            guard database.tables[schema.name] != nil else { throw noTable(schema.name) }
+            builder.reset(count: schema.columns.count)
+            for column in Int32(includingKey ? 0 : 1)..<Int32(schema.columns.count) {
+                try object._sharkWrite(column: column, to: builder, at: column)
+            }
+            if !includingKey {
+                let key = database.tables[schema.name]!.nextKey
+                builder.write(key, at: 0)
+                assigned = key
+            }
+            let row = builder.take()
+            try traced(
+                {
+                    let names = schema.columns.map { "\"\($0.name)\"" }
+                    return
+                        "INSERT INTO \"\(schema.name)\" (\(names.joined(separator: ", "))) VALUES (\(placeholders(row.count)))"
+                }, arguments: row, rows: 1
+            ) {
+                try database.tables[schema.name]!.insert(row)
+            }
+        }
+        return assigned
+    }
+
+    func update<M: Model>(_ object: M, columns: [Int32], schema: EntitySchema) throws -> Bool {
+        var found = false
+        try write { database in
+            guard let table = database.tables[schema.name] else { throw noTable(schema.name) }
+            guard let old = table.row(forKey: object.id.columnValue) else { return }
+            builder.load(old)
+            for column in columns { try object._sharkWrite(column: column, to: builder, at: column) }
+            let new = builder.take()
+            try traced(
+                {
+                    let sets = columns.map { "\"\(schema.columns[Int($0)].name)\" = ?" }
+                    return
+                        "UPDATE \"\(schema.name)\" SET \(sets.joined(separator: ", ")) WHERE \"\(schema.key.name)\" = ?"
+                }, arguments: columns.map { new[Int($0)] } + [new[0]], rows: 1
+            ) {
+                try database.tables[schema.name]!.replace(old, with: new)
+            }
+            found = true
+        }
+        return found
+    }
+
+    func delete(key: Value, schema: EntitySchema) throws -> Bool {
+        var found = false
+        try write { database in
+            guard database.tables[schema.name] != nil else { throw noTable(schema.name) }
+            traced({ "DELETE FROM \"\(schema.name)\" WHERE \"\(schema.key.name)\" = ?" }, arguments: [key], rows: 1) {
+                found = database.tables[schema.name]!.delete(key: key)
+            }
+        }
+        return found
+    }
+
+    // MARK: Reads
+
+    func select(_ query: QueryDescription, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
+        let table = try self.table(schema.name)
+        var execution = try QueryExecution(query, over: table)
+        let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
+        let rows = execution.rows()
+        driver.countVisits(execution.rowsVisited)
+        if let start { trace(select: query, path: execution.path, rows: rows.count, since: start) }
+        for row in rows { try body(ValueRow(row)) }
+    }
+
+    func count(_ query: QueryDescription, schema: EntitySchema) throws -> Int {
+        let table = try self.table(schema.name)
+        var execution = try QueryExecution(query, over: table)
+        let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
+        let count = execution.count()
+        driver.countVisits(execution.rowsVisited)
+        if let start { trace(select: query, path: execution.path, rows: 1, since: start, counting: true) }
+        return count
+    }
+
+    // MARK: Helpers
+
+    private func current() throws -> MemoryDatabaseState {
+        if let state { return state }
+        guard isWriter else { throw SharkError.closed }
+        return driver.snapshot()
+    }
+
+    private func table(_ name: String) throws -> MemoryTable {
+        guard let table = try current().tables[name] else { throw noTable(name) }
+        return table
+    }
+
+    /// Runs a change on the working copy, or, outside a transaction, on a copy of the
+    /// committed state that is published when the change succeeds (autocommit).
+    private func write(_ change: (inout MemoryDatabaseState) throws -> Void) throws {
+        guard isWriter else { throw SharkError.unsupported("writing through a read-only connection") }
+        if state != nil {
+            try change(&state!)
+        } else {
+            var database = driver.snapshot()
+            try change(&database)
+            try driver.publish(database)
+        }
+    }
+
+    private func noTable(_ name: String) -> SharkError {
+        .driver(code: 1, message: "no such table: \(name)", sql: nil)
+    }
+
+    private func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    private func traced<T>(_ statement: String, _ body: () throws -> T) rethrows -> T {
+        try traced({ statement }, arguments: [], rows: 0, body)
+    }
+
+    /// Runs `body` and reports it as a statement, built only when someone listens.
+    private func traced<T>(
+        _ statement: () -> String, arguments: @autoclosure () -> [Value], rows: Int, _ body: () throws -> T
+    ) rethrows -> T {
+        guard driver.tracer.isEnabled else { return try body() }
+        let start = ContinuousClock.now
+        let result = try body()
+        driver.tracer.record(
+            statement: statement(), arguments: arguments(), duration: ContinuousClock.now - start, rows: rows)
+        return result
+    }
+
+    private func trace(
+        select query: QueryDescription, path: AccessPath, rows: Int, since start: ContinuousClock.Instant,
+        counting: Bool = false
+    ) {
+        var arguments: [Value] = []
+        var text = counting ? "SELECT count(*) FROM \"\(query.entity)\"" : "SELECT * FROM \"\(query.entity)\""
+        if let predicate = query.predicate { text += " WHERE " + StatementText.render(predicate, into: &arguments) }
+        if !query.ordering.isEmpty {
+            text +=
+                " ORDER BY "
+                + query.ordering.map {
+                    StatementText.render($0.expression, into: &arguments) + ($0.ascending ? "" : " DESC")
+                }
+                .joined(separator: ", ")
+        }
+        if let limit = query.limit {
+            text += " LIMIT ?"
+            arguments.append(.integer(Int64(limit)))
+        }
+        if let offset = query.offset {
+            text += " OFFSET ?"
+            arguments.append(.integer(Int64(offset)))
+        }
+        text += " -- \(path.description)"
+        driver.tracer.record(
+            statement: text, arguments: arguments, duration: ContinuousClock.now - start, rows: rows)
+    }
+}
+
+/// Collects the columns generated code writes into a row of values, reused across writes.
+final class RowBuilder: RowWriter {
+    private var values: [Value] = []
+
+    func reset(count: Int) {
+        values = Array(repeating: .null, count: count)
+    }
+
+    func load(_ row: Row) { values = row }
+
+    func take() -> Row {
+        defer { values = [] }
+        return values
+    }
+
+    func writeNull(at index: Int32) { values[Int(index)] = .null }
+    func write(_ value: Int64, at index: Int32) { values[Int(index)] = .integer(value) }
+    func write(_ value: Double, at index: Int32) { values[Int(index)] = .real(value) }
+    func write(_ value: String, at index: Int32) { values[Int(index)] = .text(value) }
+    func write(_ value: Data, at index: Int32) { values[Int(index)] = .blob(value) }
+}
+
+/// SQL-like text for traces of memory-engine operations, with `?` for values.
+enum StatementText {
+    static func render(_ expression: QueryExpression, into arguments: inout [Value]) -> String {
+        switch expression {
+        case .column(let name): return "\"\(name)\""
+        case .value(let value):
+            arguments.append(value)
+            return "?"
+        case .comparison(let op, let lhs, let rhs):
+            return "(\(render(lhs, into: &arguments)) \(op.rawValue) \(render(rhs, into: &arguments)))"
+        case .arithmetic(let op, let lhs, let rhs):
+            return "(\(render(lhs, into: &arguments)) \(op.rawValue) \(render(rhs, into: &arguments)))"
+        case .and(let lhs, let rhs):
+            return "(\(render(lhs, into: &arguments)) AND \(render(rhs, into: &arguments)))"
+        case .or(let lhs, let rhs):
+            return "(\(render(lhs, into: &arguments)) OR \(render(rhs, into: &arguments)))"
+        case .not(let operand): return "(NOT \(render(operand, into: &arguments)))"
+        case .isNull(let operand): return "(\(render(operand, into: &arguments)) IS NULL)"
+        case .isIn(let operand, let values):
+            let lhs = render(operand, into: &arguments)
+            arguments += values
+            return "(\(lhs) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", "))))"
+        case .like(let operand, let pattern):
+            return "(\(render(operand, into: &arguments)) LIKE \(render(pattern, into: &arguments)))"
+        case .between(let operand, let lower, let upper):
+            return
+                "(\(render(operand, into: &arguments)) BETWEEN \(render(lower, into: &arguments)) AND \(render(upper, into: &arguments)))"
+        }
+    }
+}
+
+extension AccessPath: CustomStringConvertible {
+    var description: String {
+        switch self {
+        case .keys(let keys): return "SEARCH USING KEY (\(keys.count) value(s))"
+        case .keyRange: return "SEARCH USING KEY RANGE"
+        case .indexRange(let index, _, _): return "SEARCH USING INDEX #\(index) RANGE"
+        case .indexValues(let index, _): return "SEARCH USING INDEX #\(index) IN"
+        case .indexOrder(let index): return "SCAN USING INDEX #\(index) ORDER"
+        case .fullScan: return "SCAN"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import SharkORM
+import Synchronization
+
+/// The pure-Swift in-memory engine: tables, indexes, transactions and the query AST evaluated
+/// natively, with the same results as the SQLite driver. Not SQLite's `:memory:`.
+///
+/// The committed database is one value (``MemoryDatabaseState``) built from persistent
+/// structures. A reader copies it (O(1)) and works on that snapshot without a lock; the
+/// writer works on its own copy and publishes it on commit. So readers never block the writer
+/// and never see half a transaction.
+public final class MemoryDriver: Driver, @unchecked Sendable {
+    public let name = "memory"
+    let tracer: Tracer
+    private let lock = NSLock()
+    private var committed = MemoryDatabaseState()
+    private let visited = Atomic<Int>(0)
+    private let closed = Atomic<Bool>(false)
+    private var writerConnection: MemoryConnection!
+
+    init(tracer: Tracer) {
+        self.tracer = tracer
+        writerConnection = MemoryConnection(driver: self, state: nil)
+    }
+
+    public var writer: any DriverConnection { writerConnection }
+
+    public func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
+        guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
+        return try body(MemoryConnection(driver: self, state: snapshot()))
+    }
+
+    public func close() {
+        closed.store(true, ordering: .releasing)
+        lock.withLock { committed = MemoryDatabaseState() }
+    }
+
+    /// How many stored rows queries have examined so far: what an index saves shows here.
+    ///
+    /// ```swift
+    /// let before = driver.rowsVisited
+    /// _ = try Person.query(in: store).where(\.age == 30).fetch()
+    /// print(driver.rowsVisited - before)   // the matching rows only, with an index on age
+    /// ```
+    public var rowsVisited: Int { visited.load(ordering: .relaxed) }
+
+    func countVisits(_ count: Int) { visited.add(count, ordering: .relaxed) }
+
+    /// The committed state (an O(1) copy).
+    func snapshot() -> MemoryDatabaseState { lock.withLock { committed } }
+
+    /// Makes `state` the committed state.
+    func publish(_ state: MemoryDatabaseState) throws {
+        guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
+        lock.withLock { committed = state }
+    }
+}
+
+extension StoreConfiguration {
+    /// A store held in memory by SharkORM's own engine: for tests, previews, caches and
+    /// anything that must be fast and need not last. Its contents go with the store.
+    ///
+    /// ```swift
+    /// let scratch = try Store(.memory)
+    /// ```
+    public static var memory: StoreConfiguration {
+        StoreConfiguration(driverName: "memory") { tracer in MemoryDriver(tracer: tracer) }
+    }
+}

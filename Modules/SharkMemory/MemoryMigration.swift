@@ -1,0 +1,117 @@
+import SharkORM
+
+extension MemoryTable {
+    /// The table reshaped to `schema`, with its rows: the memory engine's version of the SQL
+    /// drivers' automatic migration, with the same outcomes.
+    ///
+    /// Added columns get the property's initial value (or the zero of the storage class);
+    /// removed columns are dropped; retyped columns are converted as SQLite's `CAST` would,
+    /// and refused with ``SharkError/lossySchemaChange(entity:column:reason:)`` when a stored
+    /// value would change; columns that became non-optional have their NULLs back-filled;
+    /// indexes are rebuilt (a new unique index over duplicates is refused). The current table
+    /// is untouched until the new one is complete.
+    func migrated(to schema: EntitySchema) throws -> MemoryTable {
+        let old = self.schema
+        let oldPositions = Dictionary(old.columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var plan: [(source: Int?, column: ColumnSchema, convert: Bool, coalesce: Bool, fill: Value)] = []
+        for column in schema.columns {
+            let fill = Self.backfill(for: column)
+            guard let position = oldPositions[column.name] else {
+                plan.append((nil, column, false, false, column.isNullable ? (column.defaultValue ?? .null) : fill))
+                continue
+            }
+            let previous = old.columns[position]
+            if previous.type != column.type {
+                try checkConversion(of: position, from: previous, to: column)
+            }
+            plan.append(
+                (position, column, previous.type != column.type, previous.isNullable && !column.isNullable, fill))
+        }
+        var table = MemoryTable(schema: schema)
+        for keyed in orderedRows() {
+            var row = Row()
+            row.reserveCapacity(plan.count)
+            for step in plan {
+                guard let source = step.source else {
+                    row.append(step.fill)
+                    continue
+                }
+                var value = keyed[source]
+                if step.convert { value = SQLiteSemantics.cast(value, to: step.column.type) }
+                if value.isNull && step.coalesce { value = step.fill }
+                row.append(value)
+            }
+            try table.insert(row)
+        }
+        return table
+    }
+
+    /// Every row in key order.
+    func orderedRows() -> [Row] {
+        var result: [Row] = []
+        result.reserveCapacity(count)
+        ordered.forEach(from: ordered.startPosition) { keyed in
+            result.append(keyed.row)
+            return true
+        }
+        return result
+    }
+
+    /// The same rules as the SQL drivers' check: a conversion is allowed only when every
+    /// stored value survives it unchanged.
+    private func checkConversion(of position: Int, from old: ColumnSchema, to new: ColumnSchema) throws {
+        var changed = 0
+        ordered.forEach(from: ordered.startPosition) { keyed in
+            if !Self.survives(keyed.row[position], from: old.type, to: new.type) { changed += 1 }
+            return true
+        }
+        if changed > 0 {
+            throw SharkError.lossySchemaChange(
+                entity: schema.name, column: old.name,
+                reason:
+                    "\(changed) stored value(s) cannot be converted from \(old.type.rawValue) to \(new.type.rawValue) unchanged"
+            )
+        }
+    }
+
+    private static func survives(_ value: Value, from old: StorageType, to new: StorageType) -> Bool {
+        if value.isNull { return true }
+        switch (old, new) {
+        case (.integer, .text), (.text, .blob):
+            return true
+        case (.integer, .real):
+            guard case .integer(let v) = value else { return true }
+            return SQLiteSemantics.compare(SQLiteSemantics.cast(.real(Double(v)), to: .integer), value) == 0
+        case (.real, .integer):
+            guard case .real = value else { return true }
+            return SQLiteSemantics.compare(SQLiteSemantics.cast(value, to: .integer), value) == 0
+        case (.real, .text):
+            guard case .real = value else { return true }
+            let text = SQLiteSemantics.cast(value, to: .text)
+            return SQLiteSemantics.compare(SQLiteSemantics.cast(text, to: .real), value) == 0
+        case (.text, .integer):
+            guard case .text = value else { return true }
+            let integer = SQLiteSemantics.cast(value, to: .integer)
+            return SQLiteSemantics.compare(SQLiteSemantics.cast(integer, to: .text), value) == 0
+        case (.text, .real):
+            guard case .text = value else { return true }
+            let real = SQLiteSemantics.cast(value, to: .real)
+            let integer = SQLiteSemantics.cast(value, to: .integer)
+            return SQLiteSemantics.compare(SQLiteSemantics.cast(real, to: .text), value) == 0
+                || SQLiteSemantics.compare(SQLiteSemantics.cast(integer, to: .text), value) == 0
+        default:
+            return false
+        }
+    }
+
+    /// The value existing rows get in a new or newly non-optional column.
+    static func backfill(for column: ColumnSchema) -> Value {
+        if let value = column.defaultValue, !value.isNull { return value }
+        switch column.type {
+        case .integer: return .integer(0)
+        case .real: return .real(0)
+        case .text: return .text("")
+        case .blob: return .blob(.init())
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import HashTreeCollections
+import SharkORM
+
+/// A primary-key value with SQLite's equality: text and blobs compare by bytes (Swift's
+/// `String ==` would treat canonically equivalent text as equal, SQLite does not).
+struct RowKey: Hashable {
+    let value: Value
+
+    static func == (a: RowKey, b: RowKey) -> Bool {
+        SQLiteSemantics.compare(a.value, b.value) == 0 && a.value.storageType == b.value.storageType
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch value {
+        case .null: hasher.combine(0)
+        case .integer(let v): hasher.combine(v)
+        case .real(let v): hasher.combine(v)
+        case .text(let v):
+            var text = v
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .blob(let v): v.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+}
+
+/// A stored row: the values of the entity's columns in schema order.
+typealias Row = [Value]
+
+/// A row in primary-key order.
+struct KeyedRow: SortedElement {
+    let key: Value
+    var row: Row
+
+    static func compare(_ lhs: KeyedRow, _ rhs: KeyedRow) -> Int { SQLiteSemantics.compare(lhs.key, rhs.key) }
+}
+
+/// An entry of a secondary index: the indexed values, then the row's key as a tie-break
+/// (which also makes every entry unique).
+struct IndexEntry: SortedElement {
+    let values: [Value]
+    let key: Value
+
+    static func compare(_ lhs: IndexEntry, _ rhs: IndexEntry) -> Int {
+        for (a, b) in zip(lhs.values, rhs.values) {
+            let order = SQLiteSemantics.compare(a, b)
+            if order != 0 { return order }
+        }
+        return SQLiteSemantics.compare(lhs.key, rhs.key)
+    }
+}
+
+/// One secondary index: its declaration, column positions and entries.
+struct MemoryIndex {
+    let schema: IndexSchema
+    let columns: [Int]
+    var entries = SortedList<IndexEntry>()
+
+    func entry(for row: Row) -> IndexEntry {
+        IndexEntry(values: columns.map { row[$0] }, key: row[0])
+    }
+}
+
+/// One entity's storage: rows by key for point lookups (a persistent hash map), the same
+/// rows in key order for scans, and the secondary indexes. Every part copies in O(1), so a
+/// transaction or a reader snapshots the whole table for free.
+struct MemoryTable {
+    var schema: EntitySchema
+    var rows: TreeDictionary<RowKey, Row> = [:]
+    var ordered = SortedList<KeyedRow>()
+    var indexes: [MemoryIndex] = []
+
+    init(schema: EntitySchema) {
+        self.schema = schema
+        indexes = schema.indexes.map { index in
+            MemoryIndex(schema: index, columns: index.columns.compactMap { schema.columnIndex(named: $0) })
+        }
+    }
+
+    var count: Int { rows.count }
+
+    /// The key SQLite would assign: one more than the largest integer key, 1 when empty.
+    var nextKey: Int64 {
+        if case .integer(let largest) = ordered.last?.key { return largest == .max ? largest : largest + 1 }
+        return 1
+    }
+
+    // MARK: Writes
+
+    /// Adds a row, enforcing the key and unique indexes first so a refusal changes nothing.
+    mutating func insert(_ row: Row) throws {
+        let key = RowKey(value: row[0])
+        if rows[key] != nil { throw uniqueViolation(columns: [schema.key.name]) }
+        try checkUnique(row, ignoring: nil)
+        rows[key] = row
+        let keyed = KeyedRow(key: row[0], row: row)
+        if let last = ordered.last, KeyedRow.compare(last, keyed) >= 0 {
+            ordered.insert(keyed)
+        } else {
+            ordered.append(keyed)
+        }
+        for index in indexes.indices { indexes[index].entries.insert(indexes[index].entry(for: row)) }
+    }
+
+    /// Replaces the row with the same key. The unique indexes are checked first.
+    mutating func replace(_ old: Row, with new: Row) throws {
+        try checkUnique(new, ignoring: old[0])
+        rows[RowKey(value: new[0])] = new
+        ordered.replace(KeyedRow(key: new[0], row: new))
+        for index in indexes.indices {
+            let before = indexes[index].entry(for: old)
+            let after = indexes[index].entry(for: new)
+            if IndexEntry.compare(before, after) != 0 {
+                indexes[index].entries.remove(before)
+                indexes[index].entries.insert(after)
+            }
+        }
+    }
+
+    /// Removes the row with `key`; returns false when there is none.
+    mutating func delete(key: Value) -> Bool {
+        guard let row = rows.removeValue(forKey: RowKey(value: key)) else { return false }
+        ordered.remove(KeyedRow(key: key, row: row))
+        for index in indexes.indices { indexes[index].entries.remove(indexes[index].entry(for: row)) }
+        return true
+    }
+
+    func row(forKey key: Value) -> Row? { rows[RowKey(value: key)] }
+
+    /// Throws when `row` would duplicate the values of a unique index (NULLs never clash,
+    /// as in SQLite).
+    private func checkUnique(_ row: Row, ignoring key: Value?) throws {
+        for index in indexes where index.schema.isUnique {
+            let values = index.columns.map { row[$0] }
+            if values.contains(where: \.isNull) { continue }
+            let start = index.entries.firstPosition { entry in
+                Self.compareValues(entry.values, values) < 0
+            }
+            var clash = false
+            index.entries.forEach(from: start) { entry in
+                guard Self.compareValues(entry.values, values) == 0 else { return false }
+                if let key, SQLiteSemantics.compare(entry.key, key) == 0 { return true }
+                clash = true
+                return false
+            }
+            if clash { throw uniqueViolation(columns: index.schema.columns) }
+        }
+    }
+
+    static func compareValues(_ a: [Value], _ b: [Value]) -> Int {
+        for (x, y) in zip(a, b) {
+            let order = SQLiteSemantics.compare(x, y)
+            if order != 0 { return order }
+        }
+        return 0
+    }
+
+    /// The error SQLite reports, with its message, so both drivers fail alike.
+    func uniqueViolation(columns: [String]) -> SharkError {
+        let message = "UNIQUE constraint failed: " + columns.map { "\(schema.name).\($0)" }.joined(separator: ", ")
+        return .uniqueConstraint(entity: schema.name, columns: columns, message: message)
+    }
+}
+
+/// Every table of a memory database. A value type: copying it is the snapshot.
+struct MemoryDatabaseState {
+    var tables: [String: MemoryTable] = [:]
+}

@@ -1,0 +1,150 @@
+import SharkORM
+
+/// Runs a query over one table snapshot: walks the chosen access path, keeps the rows the
+/// whole predicate accepts, orders them (query ordering, then key) and applies offset and
+/// limit. Stops early when the path already delivers rows in the final order.
+struct QueryExecution {
+    let table: MemoryTable
+    let query: QueryDescription
+    let path: AccessPath
+    private let predicate: CompiledExpression?
+    private let ordering: [(CompiledExpression, Bool)]
+    /// Rows read from storage and tested against the predicate.
+    private(set) var rowsVisited = 0
+
+    init(_ query: QueryDescription, over table: MemoryTable) throws {
+        self.table = table
+        self.query = query
+        self.path = AccessPath.choose(for: query, in: table)
+        predicate = try query.predicate.map { try CompiledExpression($0, schema: table.schema) }
+        ordering = try query.ordering.map {
+            (try CompiledExpression($0.expression, schema: table.schema), $0.ascending)
+        }
+    }
+
+    /// The matching rows, in order, after offset and limit.
+    mutating func rows() -> [Row] {
+        let offset = query.offset ?? 0
+        let limit = query.limit.map { $0 < 0 ? Int.max : $0 } ?? Int.max
+        if limit == 0 { return [] }
+        var matches: [Row] = []
+        if path.deliversOrder(of: query) {
+            let wanted = limit == Int.max ? Int.max : offset + limit
+            visit { row in
+                matches.append(row)
+                return matches.count < wanted
+            }
+            return Array(matches.dropFirst(offset))
+        }
+        visit { row in
+            matches.append(row)
+            return true
+        }
+        sort(&matches)
+        guard offset > 0 || limit < matches.count else { return matches }
+        return Array(matches.dropFirst(offset).prefix(limit))
+    }
+
+    /// How many rows match, after offset and limit.
+    mutating func count() -> Int {
+        var total = 0
+        visit { _ in
+            total += 1
+            return true
+        }
+        let afterOffset = max(0, total - (query.offset ?? 0))
+        guard let limit = query.limit, limit >= 0 else { return afterOffset }
+        return min(limit, afterOffset)
+    }
+
+    /// Calls `accept` for each candidate row the predicate accepts, until it returns false.
+    private mutating func visit(_ accept: (Row) -> Bool) {
+        var visited = 0
+        defer { rowsVisited += visited }
+        let predicate = self.predicate
+        func test(_ row: Row) -> Bool {
+            visited += 1
+            guard let predicate else { return true }
+            return predicate.truth(row) == true  // unknown (NULL) rejects, as in SQL
+        }
+        switch path {
+        case .keys(let keys):
+            var seen = Set<RowKey>()
+            for key in keys where seen.insert(RowKey(value: key)).inserted {
+                if let row = table.row(forKey: key), test(row), !accept(row) { return }
+            }
+        case .fullScan:
+            table.ordered.forEach(from: table.ordered.startPosition) { keyed in
+                test(keyed.row) ? accept(keyed.row) : true
+            }
+        case .keyRange(let lower, let upper):
+            let start = table.ordered.firstPosition { Self.isBelow($0.key, lower) }
+            table.ordered.forEach(from: start) { keyed in
+                guard !Self.isAbove(keyed.key, upper) else { return false }
+                return test(keyed.row) ? accept(keyed.row) : true
+            }
+        case .indexRange(let position, let lower, let upper):
+            let entries = table.indexes[position].entries
+            let start = entries.firstPosition { Self.isBelow($0.values[0], lower) }
+            entries.forEach(from: start) { entry in
+                guard !Self.isAbove(entry.values[0], upper) else { return false }
+                guard let row = table.row(forKey: entry.key) else { return true }
+                return test(row) ? accept(row) : true
+            }
+        case .indexValues(let position, let values):
+            let entries = table.indexes[position].entries
+            var seen = Set<RowKey>()
+            for value in values where seen.insert(RowKey(value: value)).inserted {
+                let start = entries.firstPosition { SQLiteSemantics.compare($0.values[0], value) < 0 }
+                var stop = false
+                entries.forEach(from: start) { entry in
+                    guard SQLiteSemantics.compare(entry.values[0], value) == 0 else { return false }
+                    guard let row = table.row(forKey: entry.key) else { return true }
+                    if test(row), !accept(row) {
+                        stop = true
+                        return false
+                    }
+                    return true
+                }
+                if stop { return }
+            }
+        case .indexOrder(let position):
+            let entries = table.indexes[position].entries
+            entries.forEach(from: entries.startPosition) { entry in
+                guard let row = table.row(forKey: entry.key) else { return true }
+                return test(row) ? accept(row) : true
+            }
+        }
+    }
+
+    private static func isBelow(_ value: Value, _ lower: AccessPath.Bound?) -> Bool {
+        guard let lower else { return false }
+        let order = SQLiteSemantics.compare(value, lower.value)
+        return lower.inclusive ? order < 0 : order <= 0
+    }
+
+    private static func isAbove(_ value: Value, _ upper: AccessPath.Bound?) -> Bool {
+        guard let upper else { return false }
+        let order = SQLiteSemantics.compare(value, upper.value)
+        return upper.inclusive ? order > 0 : order >= 0
+    }
+
+    /// Query ordering first (NULLs first when ascending), the key last: SQLite's order for
+    /// `ORDER BY …, key`.
+    private func sort(_ rows: inout [Row]) {
+        if ordering.isEmpty {
+            rows.sort { SQLiteSemantics.compare($0[0], $1[0]) < 0 }
+            return
+        }
+        var keyed = rows.map { row in (ordering.map { $0.0.value(row) }, row) }
+        let directions = ordering.map(\.1)
+        keyed.sort { lhs, rhs in
+            for (position, ascending) in directions.enumerated() {
+                let order = SQLiteSemantics.compare(lhs.0[position], rhs.0[position])
+                if order != 0 { return ascending ? order < 0 : order > 0 }
+            }
+            return SQLiteSemantics.compare(lhs.1[0], rhs.1[0]) < 0
+        }
+        rows = keyed.map(\.1)
+    }
+}

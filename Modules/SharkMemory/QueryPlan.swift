@@ -1,0 +1,161 @@
+import SharkORM
+
+/// How the memory engine finds the rows of a query: the cheapest access path the predicate
+/// and ordering allow, chosen the way SQLite's planner would for the same indexes.
+enum AccessPath: Equatable {
+    /// Look up rows by key (equality or IN on the key).
+    case keys([Value])
+    /// Rows whose key lies in a range, in key order.
+    case keyRange(lower: Bound?, upper: Bound?)
+    /// Entries of secondary index `index` whose first column lies in a range.
+    case indexRange(index: Int, lower: Bound?, upper: Bound?)
+    /// Entries of secondary index `index` whose first column is one of the values.
+    case indexValues(index: Int, [Value])
+    /// Every entry of a single-column index `index`, ascending: the ordering the query asks for.
+    case indexOrder(index: Int)
+    /// Every row, in key order.
+    case fullScan
+
+    struct Bound: Equatable {
+        let value: Value
+        let inclusive: Bool
+    }
+
+    /// Whether the path yields rows already in the order the query needs (the query's
+    /// ordering, then the key), so limits can stop the scan early.
+    func deliversOrder(of query: QueryDescription) -> Bool {
+        switch self {
+        case .keyRange, .fullScan: return query.ordering.isEmpty
+        case .indexOrder: return true
+        case .keys, .indexRange, .indexValues: return false
+        }
+    }
+
+    /// The path for `query` over `table`.
+    static func choose(for query: QueryDescription, in table: MemoryTable) -> AccessPath {
+        let schema = table.schema
+        var best: (cost: Int, path: AccessPath)?
+        func consider(_ cost: Int, _ path: AccessPath) {
+            if best == nil || cost < best!.cost { best = (cost, path) }
+        }
+        func affinityOf(_ column: Int) -> SQLiteSemantics.Affinity {
+            SQLiteSemantics.affinity(of: schema.columns[column].type)
+        }
+        func firstColumnIndexes(_ column: Int) -> [(Int, Bool)] {
+            table.indexes.enumerated().compactMap { position, index in
+                index.columns.first == column ? (position, index.schema.isUnique && index.columns.count == 1) : nil
+            }
+        }
+
+        for term in conjuncts(of: query.predicate) {
+            guard let (column, constraint) = constraint(in: term, schema: schema) else { continue }
+            let affinity = affinityOf(column)
+            let isKey = column == 0
+            switch constraint {
+            case .equal(let raw):
+                let value = SQLiteSemantics.apply(affinity, to: raw)
+                if isKey { consider(0, .keys([value])) }
+                for (index, unique) in firstColumnIndexes(column) {
+                    let bound = Bound(value: value, inclusive: true)
+                    consider(unique ? 2 : 3, .indexRange(index: index, lower: bound, upper: bound))
+                }
+            case .oneOf(let raw):
+                let values = raw.map { SQLiteSemantics.apply(affinity, to: $0) }.filter { !$0.isNull }
+                if isKey { consider(1, .keys(values)) }
+                for (index, _) in firstColumnIndexes(column) { consider(4, .indexValues(index: index, values)) }
+            case .range(let lower, let upper):
+                let low = lower.map {
+                    Bound(value: SQLiteSemantics.apply(affinity, to: $0.value), inclusive: $0.inclusive)
+                }
+                let high = upper.map {
+                    Bound(value: SQLiteSemantics.apply(affinity, to: $0.value), inclusive: $0.inclusive)
+                }
+                if isKey { consider(5, .keyRange(lower: low, upper: high)) }
+                for (index, _) in firstColumnIndexes(column) {
+                    consider(6, .indexRange(index: index, lower: low, upper: high))
+                }
+            case .isNull:
+                for (index, _) in firstColumnIndexes(column) {
+                    let bound = Bound(value: .null, inclusive: true)
+                    consider(6, .indexRange(index: index, lower: bound, upper: bound))
+                }
+            }
+        }
+        if let best { return best.path }
+        // No usable condition: an index can still deliver the requested order.
+        if let first = query.ordering.first, query.ordering.count == 1, first.ascending,
+            case .column(let name) = first.expression, let column = schema.columnIndex(named: name)
+        {
+            if column == 0 { return .fullScan }
+            if let index = table.indexes.firstIndex(where: { $0.columns == [column] }) {
+                return .indexOrder(index: index)
+            }
+        }
+        return .fullScan
+    }
+
+    private enum Constraint {
+        case equal(Value)
+        case oneOf([Value])
+        case range(lower: Bound?, upper: Bound?)
+        case isNull
+    }
+
+    /// The terms of a conjunction: `a AND (b AND c)` → [a, b, c].
+    private static func conjuncts(of expression: QueryExpression?) -> [QueryExpression] {
+        guard let expression else { return [] }
+        if case .and(let lhs, let rhs) = expression { return conjuncts(of: lhs) + conjuncts(of: rhs) }
+        return [expression]
+    }
+
+    /// `column op constant` (either way round), `column BETWEEN a AND b`, `column IN (…)`,
+    /// `column IS NULL`: the terms an index can answer.
+    private static func constraint(in term: QueryExpression, schema: EntitySchema) -> (Int, Constraint)? {
+        func column(_ expression: QueryExpression) -> Int? {
+            if case .column(let name) = expression { return schema.columnIndex(named: name) }
+            return nil
+        }
+        func constant(_ expression: QueryExpression) -> Value? {
+            if case .value(let value) = expression, !value.isNull { return value }
+            return nil
+        }
+        switch term {
+        case .comparison(let op, let lhs, let rhs):
+            if let c = column(lhs), let v = constant(rhs) { return constraint(c, op, v) }
+            if let c = column(rhs), let v = constant(lhs) { return constraint(c, flipped(op), v) }
+            return nil
+        case .between(let operand, let lower, let upper):
+            guard let c = column(operand), let low = constant(lower), let high = constant(upper) else { return nil }
+            return (c, .range(lower: Bound(value: low, inclusive: true), upper: Bound(value: high, inclusive: true)))
+        case .isIn(let operand, let values):
+            guard let c = column(operand) else { return nil }
+            return (c, .oneOf(values))
+        case .isNull(let operand):
+            guard let c = column(operand) else { return nil }
+            return (c, .isNull)
+        default:
+            return nil
+        }
+    }
+
+    private static func constraint(_ column: Int, _ op: ComparisonOperator, _ value: Value) -> (Int, Constraint)? {
+        switch op {
+        case .equal: return (column, .equal(value))
+        case .less: return (column, .range(lower: nil, upper: Bound(value: value, inclusive: false)))
+        case .lessOrEqual: return (column, .range(lower: nil, upper: Bound(value: value, inclusive: true)))
+        case .greater: return (column, .range(lower: Bound(value: value, inclusive: false), upper: nil))
+        case .greaterOrEqual: return (column, .range(lower: Bound(value: value, inclusive: true), upper: nil))
+        case .notEqual: return nil
+        }
+    }
+
+    private static func flipped(_ op: ComparisonOperator) -> ComparisonOperator {
+        switch op {
+        case .less: return .greater
+        case .lessOrEqual: return .greaterOrEqual
+        case .greater: return .less
+        case .greaterOrEqual: return .lessOrEqual
+        default: return op
+        }
+    }
+}

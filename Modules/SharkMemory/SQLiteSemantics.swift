@@ -1,0 +1,165 @@
+import Foundation
+import SharkORM
+
+/// SQLite's rules for comparing, converting and matching values, so the memory engine gives
+/// the same answers as the SQL drivers: NULL sorts first, integers and reals compare by
+/// numeric value, text compares byte by byte (the BINARY collation), and blobs sort last.
+enum SQLiteSemantics {
+    /// The storage-class rank in SQLite's sort order.
+    private static func rank(_ value: Value) -> Int {
+        switch value {
+        case .null: return 0
+        case .integer, .real: return 1
+        case .text: return 2
+        case .blob: return 3
+        }
+    }
+
+    /// -1, 0 or 1, as SQLite orders `lhs` and `rhs` (NULL first).
+    static func compare(_ lhs: Value, _ rhs: Value) -> Int {
+        switch (lhs, rhs) {
+        case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
+        case (.real(let a), .real(let b)): return a < b ? -1 : (a > b ? 1 : 0)
+        case (.integer(let a), .real(let b)): return compare(a, b)
+        case (.real(let a), .integer(let b)): return -compare(b, a)
+        case (.text(let a), .text(let b)): return compareBytes(a, b)
+        case (.blob(let a), .blob(let b)): return compareBytes(a, b)
+        case (.null, .null): return 0
+        default:
+            let (a, b) = (rank(lhs), rank(rhs))
+            return a < b ? -1 : (a > b ? 1 : 0)
+        }
+    }
+
+    /// An integer against a real, exactly (no rounding of large integers).
+    static func compare(_ integer: Int64, _ real: Double) -> Int {
+        if real.isNaN { return 1 }
+        if real >= 9_223_372_036_854_775_808.0 { return -1 }
+        if real < -9_223_372_036_854_775_808.0 { return 1 }
+        let truncated = Int64(real)
+        if integer < truncated { return -1 }
+        if integer > truncated { return 1 }
+        let fraction = real - Double(truncated)
+        return fraction > 0 ? -1 : (fraction < 0 ? 1 : 0)
+    }
+
+    static func compareBytes(_ a: String, _ b: String) -> Int {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in compareBuffers(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
+        }
+    }
+
+    static func compareBytes(_ a: Data, _ b: Data) -> Int {
+        a.withUnsafeBytes { x in b.withUnsafeBytes { y in compareBuffers(x, y) } }
+    }
+
+    private static func compareBuffers(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+        let common = min(x.count, y.count)
+        if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+            let result = memcmp(p, q, common)
+            if result != 0 { return result < 0 ? -1 : 1 }
+        }
+        return x.count < y.count ? -1 : (x.count > y.count ? 1 : 0)
+    }
+
+    // MARK: Affinity
+
+    /// The affinity SQLite gives a column of each storage class, as the SQL drivers declare
+    /// them: INTEGER columns have INTEGER affinity, TEXT columns TEXT affinity, and REAL and
+    /// BLOB columns none (reals are declared without a type to keep -0.0).
+    enum Affinity {
+        case integer, text, none
+    }
+
+    static func affinity(of type: StorageType) -> Affinity {
+        switch type {
+        case .integer: return .integer
+        case .text: return .text
+        case .real, .blob: return .none
+        }
+    }
+
+    /// Applies a column's affinity to a value compared with it, as SQLite does with bound
+    /// parameters: numeric affinity turns numeric-looking text into a number, text affinity
+    /// turns numbers into text.
+    static func apply(_ affinity: Affinity, to value: Value) -> Value {
+        switch (affinity, value) {
+        case (.integer, .text(let text)):
+            return numeric(text) ?? value
+        case (.text, .integer), (.text, .real):
+            return .text(value.coercedToText())
+        default:
+            return value
+        }
+    }
+
+    /// The number a text holds, if all of it is one ("12", " 3.5 ", "1e3").
+    static func numeric(_ text: String) -> Value? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let integer = Int64(trimmed) { return .integer(integer) }
+        guard let real = Double(trimmed), !trimmed.lowercased().contains("n"), !trimmed.contains("x") else {
+            return nil
+        }
+        if real == real.rounded(), abs(real) < 9.2e18, !trimmed.contains("."), !trimmed.lowercased().contains("e") {
+            return .integer(Int64(real))
+        }
+        return .real(real)
+    }
+
+    // MARK: LIKE
+
+    /// SQLite's LIKE: `%` any run, `_` one character, ASCII letters case-insensitive.
+    static func like(_ text: String, pattern: String) -> Bool {
+        let subject = Array(text.unicodeScalars)
+        let pattern = Array(pattern.unicodeScalars)
+        return likeMatch(subject[...], pattern[...])
+    }
+
+    private static func likeMatch(_ subject: ArraySlice<Unicode.Scalar>, _ pattern: ArraySlice<Unicode.Scalar>) -> Bool
+    {
+        var s = subject.startIndex
+        var p = pattern.startIndex
+        var starP: Int?
+        var starS = 0
+        while s < subject.endIndex {
+            if p < pattern.endIndex, pattern[p] == "%" {
+                starP = p
+                starS = s
+                p += 1
+            } else if p < pattern.endIndex, pattern[p] == "_" || folded(pattern[p]) == folded(subject[s]) {
+                p += 1
+                s += 1
+            } else if let star = starP {
+                p = star + 1
+                starS += 1
+                s = starS
+            } else {
+                return false
+            }
+        }
+        while p < pattern.endIndex, pattern[p] == "%" { p += 1 }
+        return p == pattern.endIndex
+    }
+
+    private static func folded(_ scalar: Unicode.Scalar) -> UInt32 {
+        let value = scalar.value
+        return (65...90).contains(value) ? value + 32 : value
+    }
+
+    // MARK: CAST
+
+    /// `CAST(value AS type)`, as SQLite converts between storage classes.
+    static func cast(_ value: Value, to type: StorageType) -> Value {
+        if value.isNull { return .null }
+        switch type {
+        case .integer:
+            if case .text(let text) = value { return .integer(Value.text(text).coercedToInt64()) }
+            return .integer(value.coercedToInt64())
+        case .real: return .real(value.coercedToDouble())
+        case .text: return .text(value.coercedToText())
+        case .blob: return .blob(value.coercedToBlob())
+        }
+    }
+}
