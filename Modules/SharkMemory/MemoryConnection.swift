@@ -154,6 +154,10 @@ final class MemoryConnection: DriverConnection {
         return count
     }
 
+    func executeRaw(_ sql: String, arguments: [Value]) throws -> RawResult {
+        throw SharkError.unsupported("raw SQL: the memory driver has no SQL engine; use queries, or a SQL driver")
+    }
+
     // MARK: Helpers
 
     private func current() throws -> MemoryDatabaseState {

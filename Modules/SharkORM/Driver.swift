@@ -46,4 +46,24 @@ public protocol DriverConnection: AnyObject {
     func select(_ query: QueryDescription, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws
     /// Counts the rows that match `query` (limit and offset applied).
     func count(_ query: QueryDescription, schema: EntitySchema) throws -> Int
+
+    /// Runs raw SQL with bound arguments, returning its rows and how many rows it changed.
+    /// Drivers without SQL throw ``SharkError/unsupported(_:)``.
+    func executeRaw(_ sql: String, arguments: [Value]) throws -> RawResult
+}
+
+/// What a raw SQL statement returned.
+public struct RawResult: Sendable, Hashable {
+    /// The result column names.
+    public var columns: [String]
+    /// The rows, each with one value per column.
+    public var rows: [[Value]]
+    /// Rows inserted, updated or deleted (0 for queries).
+    public var changes: Int
+
+    public init(columns: [String], rows: [[Value]], changes: Int) {
+        self.columns = columns
+        self.rows = rows
+        self.changes = changes
+    }
 }

@@ -31,7 +31,12 @@ public final class Store: Sendable {
     /// The driver's short name ("sqlite", "memory", …).
     public var driverName: String { driver.name }
 
-    let driver: any Driver
+    /// The driver behind this store, for driver-specific operations and statistics.
+    ///
+    /// ```swift
+    /// if let memory = store.driver as? MemoryDriver { print(memory.rowsVisited) }
+    /// ```
+    public let driver: any Driver
     let writeLock = WriterLock()
     let transactions = TransactionStack()
     private let schemas = Mutex<[ObjectIdentifier: EntitySchema]>([:])

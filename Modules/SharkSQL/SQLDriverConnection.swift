@@ -98,4 +98,14 @@ public final class SQLDriverConnection: DriverConnection {
         let text = compiler.count(query, statements: statements(for: schema))
         return Int(try connection.scalar(text, compiler.arguments)?.coercedToInt64() ?? 0)
     }
+
+    public func executeRaw(_ sql: String, arguments: [Value]) throws -> RawResult {
+        let statement = try connection.cachedStatement(sql)
+        var result = RawResult(columns: statement.columnNames, rows: [], changes: 0)
+        let count = try statement.run(arguments) { row in
+            result.rows.append((0..<row.columnCount).map { row.value(at: $0) })
+        }
+        if !statement.returnsRows { result.changes = count }
+        return result
+    }
 }

@@ -31,6 +31,13 @@ public final class SQLStatement {
 
     private var reusableBinder: SQLBinder?
 
+    /// The names of the result columns.
+    public var columnNames: [String] {
+        (0..<api.pointee.column_count(handle)).map { index in
+            api.pointee.column_name(handle, index).map { String(cString: $0) } ?? ""
+        }
+    }
+
     /// The binder that writes arguments into this statement (parameter indexes are 1-based),
     /// reset for a new execution. One per statement, reused: binding allocates nothing.
     func binder() -> SQLBinder {
