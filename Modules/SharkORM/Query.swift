@@ -20,7 +20,7 @@ public struct Query<Root: Model> {
     }
 
     /// Keeps only objects matching `predicate`; several `where` calls combine with AND.
-    public func `where`(_ predicate: Predicate<Root>) -> Query {
+    public func `where`(_ predicate: QueryPredicate<Root>) -> Query {
         var copy = self
         if let existing = description.predicate {
             copy.description.predicate = .and(existing, predicate.expression)
@@ -76,7 +76,7 @@ public struct Query<Root: Model> {
 
     private func ordered<V>(_ keyPath: KeyPath<Root, V>, ascending: Bool) -> Query {
         var copy = self
-        copy.description.ordering.append(Ordering(Predicate<Root>.column(keyPath), ascending: ascending))
+        copy.description.ordering.append(Ordering(QueryPredicate<Root>.column(keyPath), ascending: ascending))
         return copy
     }
 }

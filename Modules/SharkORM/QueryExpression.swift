@@ -1,10 +1,10 @@
 /// A node of the query AST that every driver evaluates: SQL drivers compile it to SQL with
 /// bound parameters, the memory engine evaluates it directly.
 ///
-/// Build expressions with typed key-path predicates (see ``Predicate``) rather than by hand:
+/// Build expressions with typed key-path predicates (see ``QueryPredicate``) rather than by hand:
 ///
 /// ```swift
-/// let adults: Predicate<Person> = \.age >= 18 && \.name != ""
+/// let adults: QueryPredicate<Person> = \.age >= 18 && \.name != ""
 /// print(adults.expression)   // ((age >= 18) AND (name != ''))
 /// ```
 public indirect enum QueryExpression: Sendable, Hashable {

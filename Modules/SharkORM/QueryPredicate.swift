@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Comparisons follow SQL: `\.nickname == nil` becomes `IS NULL`, and any other comparison
 /// with a NULL column is false.
-public struct Predicate<Root: Model> {
+public struct QueryPredicate<Root: Model> {
     /// The AST this predicate compiles to.
     public let expression: QueryExpression
 
@@ -19,37 +19,37 @@ public struct Predicate<Root: Model> {
 
     /// `keyPath LIKE pattern`: `%` matches any run, `_` one character; ASCII letters match
     /// regardless of case.
-    public static func like(_ keyPath: KeyPath<Root, String>, _ pattern: String) -> Predicate {
-        Predicate(.like(column(keyPath), .value(.text(pattern))))
+    public static func like(_ keyPath: KeyPath<Root, String>, _ pattern: String) -> QueryPredicate {
+        QueryPredicate(.like(column(keyPath), .value(.text(pattern))))
     }
 
     /// `keyPath LIKE pattern` on an optional string.
-    public static func like(_ keyPath: KeyPath<Root, String?>, _ pattern: String) -> Predicate {
-        Predicate(.like(column(keyPath), .value(.text(pattern))))
+    public static func like(_ keyPath: KeyPath<Root, String?>, _ pattern: String) -> QueryPredicate {
+        QueryPredicate(.like(column(keyPath), .value(.text(pattern))))
     }
 
     /// The property's value is one of `values`.
-    public static func isIn<V>(_ keyPath: KeyPath<Root, V>, _ values: some Sequence<V>) -> Predicate {
-        Predicate(.isIn(column(keyPath), values.map { storedValue($0) }))
+    public static func isIn<V>(_ keyPath: KeyPath<Root, V>, _ values: some Sequence<V>) -> QueryPredicate {
+        QueryPredicate(.isIn(column(keyPath), values.map { storedValue($0) }))
     }
 
     /// `lower <= value <= upper`.
-    public static func between<V: Comparable>(_ keyPath: KeyPath<Root, V>, _ lower: V, _ upper: V) -> Predicate {
-        Predicate(.between(column(keyPath), .value(storedValue(lower)), .value(storedValue(upper))))
+    public static func between<V: Comparable>(_ keyPath: KeyPath<Root, V>, _ lower: V, _ upper: V) -> QueryPredicate {
+        QueryPredicate(.between(column(keyPath), .value(storedValue(lower)), .value(storedValue(upper))))
     }
 
     /// The property is nil.
-    public static func isNil<V>(_ keyPath: KeyPath<Root, V?>) -> Predicate {
-        Predicate(.isNull(column(keyPath)))
+    public static func isNil<V>(_ keyPath: KeyPath<Root, V?>) -> QueryPredicate {
+        QueryPredicate(.isNull(column(keyPath)))
     }
 
     /// The property is not nil.
-    public static func isNotNil<V>(_ keyPath: KeyPath<Root, V?>) -> Predicate {
-        Predicate(.not(.isNull(column(keyPath))))
+    public static func isNotNil<V>(_ keyPath: KeyPath<Root, V?>) -> QueryPredicate {
+        QueryPredicate(.not(.isNull(column(keyPath))))
     }
 
     /// Always true: matches every object.
-    public static var all: Predicate { Predicate(.value(.integer(1))) }
+    public static var all: QueryPredicate { QueryPredicate(.value(.integer(1))) }
 
     static func column(_ keyPath: AnyKeyPath) -> QueryExpression {
         guard let index = Root._sharkColumnIndex(for: keyPath) else {
@@ -58,16 +58,16 @@ public struct Predicate<Root: Model> {
         return .column(Root._sharkSchemaColumns[Int(index)].name)
     }
 
-    static func compare<V>(_ keyPath: KeyPath<Root, V>, _ op: ComparisonOperator, _ value: V) -> Predicate {
+    static func compare<V>(_ keyPath: KeyPath<Root, V>, _ op: ComparisonOperator, _ value: V) -> QueryPredicate {
         let stored = storedValue(value)
         if stored.isNull {
             switch op {
-            case .equal: return Predicate(.isNull(column(keyPath)))
-            case .notEqual: return Predicate(.not(.isNull(column(keyPath))))
+            case .equal: return QueryPredicate(.isNull(column(keyPath)))
+            case .notEqual: return QueryPredicate(.not(.isNull(column(keyPath))))
             default: break
             }
         }
-        return Predicate(.comparison(op, column(keyPath), .value(stored)))
+        return QueryPredicate(.comparison(op, column(keyPath), .value(stored)))
     }
 }
 
@@ -101,30 +101,30 @@ extension Optional: _SharkOptional {
 
 // MARK: - Operators
 
-public func == <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+public func == <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> QueryPredicate<Root> {
     .compare(lhs, .equal, rhs)
 }
-public func != <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+public func != <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> QueryPredicate<Root> {
     .compare(lhs, .notEqual, rhs)
 }
-public func < <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+public func < <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> QueryPredicate<Root> {
     .compare(lhs, .less, rhs)
 }
-public func <= <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+public func <= <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> QueryPredicate<Root> {
     .compare(lhs, .lessOrEqual, rhs)
 }
-public func > <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+public func > <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> QueryPredicate<Root> {
     .compare(lhs, .greater, rhs)
 }
-public func >= <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> {
+public func >= <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> QueryPredicate<Root> {
     .compare(lhs, .greaterOrEqual, rhs)
 }
-public func && <Root>(lhs: Predicate<Root>, rhs: Predicate<Root>) -> Predicate<Root> {
-    Predicate(.and(lhs.expression, rhs.expression))
+public func && <Root>(lhs: QueryPredicate<Root>, rhs: QueryPredicate<Root>) -> QueryPredicate<Root> {
+    QueryPredicate(.and(lhs.expression, rhs.expression))
 }
-public func || <Root>(lhs: Predicate<Root>, rhs: Predicate<Root>) -> Predicate<Root> {
-    Predicate(.or(lhs.expression, rhs.expression))
+public func || <Root>(lhs: QueryPredicate<Root>, rhs: QueryPredicate<Root>) -> QueryPredicate<Root> {
+    QueryPredicate(.or(lhs.expression, rhs.expression))
 }
-public prefix func ! <Root>(operand: Predicate<Root>) -> Predicate<Root> {
-    Predicate(.not(operand.expression))
+public prefix func ! <Root>(operand: QueryPredicate<Root>) -> QueryPredicate<Root> {
+    QueryPredicate(.not(operand.expression))
 }
