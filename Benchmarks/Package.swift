@@ -18,6 +18,7 @@ let package = Package(
                 "CSQLiteRaw",
                 .product(name: "SharkORM", package: "SharkORM"),
                 .product(name: "SharkSQLite", package: "SharkORM"),
+                .product(name: "SharkMemory", package: "SharkORM"),
             ],
             path: "Sources/shark-bench"
         ),

@@ -19,6 +19,7 @@ struct ModelAnalysis {
     var typeName: String
     var properties: [PersistedProperty] = []
     var diagnostics: [Diagnostic] = []
+    /// Whether the class declares a designated initializer.
     var hasInitializer = false
     var allStoredHaveValues = true
 
@@ -37,7 +38,12 @@ struct ModelAnalysis {
         var key: PersistedProperty?
         var others: [PersistedProperty] = []
         for member in declaration.memberBlock.members {
-            if member.decl.is(InitializerDeclSyntax.self) { hasInitializer = true }
+            // Only designated initializers suppress the generated `init()`, as in Swift itself.
+            if let initializer = member.decl.as(InitializerDeclSyntax.self),
+                !initializer.modifiers.contains(where: { $0.name.text == "convenience" })
+            {
+                hasInitializer = true
+            }
             guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
             guard let property = analyse(variable) else { continue }
             if property.name == "id" { key = property } else { others.append(property) }

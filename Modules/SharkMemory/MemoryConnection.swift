@@ -57,15 +57,15 @@ final class MemoryConnection: DriverConnection {
 
     func apply(_ schema: EntitySchema) throws {
         try write { database in
-            if let table = database.tables[schema.name] {
+            if let table = database.table(named: schema.name) {
                 guard table.schema != schema else { return }
-                database.tables[schema.name] = try table.migrated(to: schema)
+                database.set(try table.migrated(to: schema))
             } else {
                 var table = MemoryTable(schema: schema)
                 // Indexes on an empty table cannot clash; build them through the table so the
                 // same code path serves migrations.
                 table = try table.migrated(to: schema)
-                database.tables[schema.name] = table
+                database.set(table)
             }
         }
     }
@@ -74,14 +74,13 @@ final class MemoryConnection: DriverConnection {
 
     func insert<M: Model>(_ object: M, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
         var assigned: Int64?
-        try write { database in
-            guard database.tables[schema.name] != nil else { throw noTable(schema.name) }
+        try modifyTable(schema.name) { table in
             builder.reset(count: schema.columns.count)
             for column in Int32(includingKey ? 0 : 1)..<Int32(schema.columns.count) {
                 try object._sharkWrite(column: column, to: builder, at: column)
             }
             if !includingKey {
-                let key = database.tables[schema.name]!.nextKey
+                let key = table.nextKey
                 builder.write(key, at: 0)
                 assigned = key
             }
@@ -93,17 +92,15 @@ final class MemoryConnection: DriverConnection {
                         "INSERT INTO \"\(schema.name)\" (\(names.joined(separator: ", "))) VALUES (\(placeholders(row.count)))"
                 }, arguments: row, rows: 1
             ) {
-                try database.tables[schema.name]!.insert(row)
+                try table.insert(row)
             }
         }
         return assigned
     }
 
     func update<M: Model>(_ object: M, columns: [Int32], schema: EntitySchema) throws -> Bool {
-        var found = false
-        try write { database in
-            guard let table = database.tables[schema.name] else { throw noTable(schema.name) }
-            guard let old = table.row(forKey: object.id.columnValue) else { return }
+        try modifyTable(schema.name) { table in
+            guard let old = table.row(forKey: object.id.columnValue) else { return false }
             builder.load(old)
             for column in columns { try object._sharkWrite(column: column, to: builder, at: column) }
             let new = builder.take()
@@ -114,22 +111,18 @@ final class MemoryConnection: DriverConnection {
                         "UPDATE \"\(schema.name)\" SET \(sets.joined(separator: ", ")) WHERE \"\(schema.key.name)\" = ?"
                 }, arguments: columns.map { new[Int($0)] } + [new[0]], rows: 1
             ) {
-                try database.tables[schema.name]!.replace(old, with: new)
+                try table.replace(old, with: new)
             }
-            found = true
+            return true
         }
-        return found
     }
 
     func delete(key: Value, schema: EntitySchema) throws -> Bool {
-        var found = false
-        try write { database in
-            guard database.tables[schema.name] != nil else { throw noTable(schema.name) }
+        try modifyTable(schema.name) { table in
             traced({ "DELETE FROM \"\(schema.name)\" WHERE \"\(schema.key.name)\" = ?" }, arguments: [key], rows: 1) {
-                found = database.tables[schema.name]!.delete(key: key)
+                table.delete(key: key)
             }
         }
-        return found
     }
 
     // MARK: Reads
@@ -167,7 +160,7 @@ final class MemoryConnection: DriverConnection {
     }
 
     private func table(_ name: String) throws -> MemoryTable {
-        guard let table = try current().tables[name] else { throw noTable(name) }
+        guard let table = try current().table(named: name) else { throw noTable(name) }
         return table
     }
 
@@ -182,6 +175,17 @@ final class MemoryConnection: DriverConnection {
             try change(&database)
             try driver.publish(database)
         }
+    }
+
+    /// Runs `change` on one table of the working state, in place: reaching it through a
+    /// copy would make every persistent structure in it copy itself on the next write.
+    private func modifyTable<T>(_ name: String, _ change: (inout MemoryTable) throws -> T) throws -> T {
+        var result: T?
+        try write { database in
+            guard let position = database.position(of: name) else { throw noTable(name) }
+            result = try database.modify(at: position, change)
+        }
+        return result!
     }
 
     private func noTable(_ name: String) -> SharkError {
@@ -238,25 +242,52 @@ final class MemoryConnection: DriverConnection {
 }
 
 /// Collects the columns generated code writes into a row of values, reused across writes.
+///
+/// The values sit in a raw buffer rather than an array property: every write to a class's
+/// array property pays a dynamic exclusivity check, and a bulk insert makes millions.
 final class RowBuilder: RowWriter {
-    private var values: [Value] = []
+    private var buffer = UnsafeMutableBufferPointer<Value>.allocate(capacity: 0)
+    private var count = 0
 
+    deinit {
+        buffer.prefix(count).deinitialize()
+        buffer.deallocate()
+    }
+
+    /// Starts a row of `count` NULLs.
     func reset(count: Int) {
-        values = Array(repeating: .null, count: count)
+        clear()
+        if buffer.count < count {
+            buffer.deallocate()
+            buffer = .allocate(capacity: count)
+        }
+        buffer.baseAddress!.initialize(repeating: .null, count: count)
+        self.count = count
     }
 
-    func load(_ row: Row) { values = row }
+    /// Starts from an existing row.
+    func load(_ row: Row) {
+        reset(count: row.count)
+        for (index, value) in row.enumerated() { buffer[index] = value }
+    }
 
+    /// The row built so far.
     func take() -> Row {
-        defer { values = [] }
-        return values
+        let row = Array(buffer.prefix(count))
+        clear()
+        return row
     }
 
-    func writeNull(at index: Int32) { values[Int(index)] = .null }
-    func write(_ value: Int64, at index: Int32) { values[Int(index)] = .integer(value) }
-    func write(_ value: Double, at index: Int32) { values[Int(index)] = .real(value) }
-    func write(_ value: String, at index: Int32) { values[Int(index)] = .text(value) }
-    func write(_ value: Data, at index: Int32) { values[Int(index)] = .blob(value) }
+    private func clear() {
+        if count > 0 { buffer.baseAddress!.deinitialize(count: count) }
+        count = 0
+    }
+
+    func writeNull(at index: Int32) { buffer[Int(index)] = .null }
+    func write(_ value: Int64, at index: Int32) { buffer[Int(index)] = .integer(value) }
+    func write(_ value: Double, at index: Int32) { buffer[Int(index)] = .real(value) }
+    func write(_ value: String, at index: Int32) { buffer[Int(index)] = .text(value) }
+    func write(_ value: Data, at index: Int32) { buffer[Int(index)] = .blob(value) }
 }
 
 /// SQL-like text for traces of memory-engine operations, with `?` for values.

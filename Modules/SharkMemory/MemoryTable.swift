@@ -35,13 +35,20 @@ struct KeyedRow: SortedElement {
 }
 
 /// An entry of a secondary index: the indexed values, then the row's key as a tie-break
-/// (which also makes every entry unique).
+/// (which also makes every entry unique). The first value is held apart so that entries of
+/// single-column indexes (the common case) allocate nothing.
 struct IndexEntry: SortedElement {
-    let values: [Value]
+    let first: Value
+    let rest: [Value]
     let key: Value
 
+    /// The indexed values.
+    var values: [Value] { [first] + rest }
+
     static func compare(_ lhs: IndexEntry, _ rhs: IndexEntry) -> Int {
-        for (a, b) in zip(lhs.values, rhs.values) {
+        let order = SQLiteSemantics.compare(lhs.first, rhs.first)
+        if order != 0 { return order }
+        for (a, b) in zip(lhs.rest, rhs.rest) {
             let order = SQLiteSemantics.compare(a, b)
             if order != 0 { return order }
         }
@@ -56,7 +63,7 @@ struct MemoryIndex {
     var entries = SortedList<IndexEntry>()
 
     func entry(for row: Row) -> IndexEntry {
-        IndexEntry(values: columns.map { row[$0] }, key: row[0])
+        IndexEntry(first: row[columns[0]], rest: columns.dropFirst().map { row[$0] }, key: row[0])
     }
 }
 
@@ -89,9 +96,11 @@ struct MemoryTable {
     /// Adds a row, enforcing the key and unique indexes first so a refusal changes nothing.
     mutating func insert(_ row: Row) throws {
         let key = RowKey(value: row[0])
-        if rows[key] != nil { throw uniqueViolation(columns: [schema.key.name]) }
         try checkUnique(row, ignoring: nil)
-        rows[key] = row
+        if let existing = rows.updateValue(row, forKey: key) {
+            rows[key] = existing
+            throw uniqueViolation(columns: [schema.key.name])
+        }
         let keyed = KeyedRow(key: row[0], row: row)
         if let last = ordered.last, KeyedRow.compare(last, keyed) >= 0 {
             ordered.insert(keyed)
@@ -162,6 +171,31 @@ struct MemoryTable {
 }
 
 /// Every table of a memory database. A value type: copying it is the snapshot.
+///
+/// Tables sit in an array, found by name through a dictionary of positions: an array
+/// element can be mutated in place, so a write never copies a table (which would make each
+/// of its persistent structures copy itself on the next write).
 struct MemoryDatabaseState {
-    var tables: [String: MemoryTable] = [:]
+    private(set) var tables: [MemoryTable] = []
+    private var positions: [String: Int] = [:]
+
+    /// The position of the table named `name`.
+    func position(of name: String) -> Int? { positions[name] }
+
+    func table(named name: String) -> MemoryTable? { positions[name].map { tables[$0] } }
+
+    /// Adds or replaces the table named by its schema.
+    mutating func set(_ table: MemoryTable) {
+        if let position = positions[table.schema.name] {
+            tables[position] = table
+        } else {
+            positions[table.schema.name] = tables.count
+            tables.append(table)
+        }
+    }
+
+    /// Runs `change` on the table at `position`, in place.
+    mutating func modify<T>(at position: Int, _ change: (inout MemoryTable) throws -> T) rethrows -> T {
+        try change(&tables[position])
+    }
 }

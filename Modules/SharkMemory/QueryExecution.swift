@@ -85,9 +85,9 @@ struct QueryExecution {
             }
         case .indexRange(let position, let lower, let upper):
             let entries = table.indexes[position].entries
-            let start = entries.firstPosition { Self.isBelow($0.values[0], lower) }
+            let start = entries.firstPosition { Self.isBelow($0.first, lower) }
             entries.forEach(from: start) { entry in
-                guard !Self.isAbove(entry.values[0], upper) else { return false }
+                guard !Self.isAbove(entry.first, upper) else { return false }
                 guard let row = table.row(forKey: entry.key) else { return true }
                 return test(row) ? accept(row) : true
             }
@@ -95,10 +95,10 @@ struct QueryExecution {
             let entries = table.indexes[position].entries
             var seen = Set<RowKey>()
             for value in values where seen.insert(RowKey(value: value)).inserted {
-                let start = entries.firstPosition { SQLiteSemantics.compare($0.values[0], value) < 0 }
+                let start = entries.firstPosition { SQLiteSemantics.compare($0.first, value) < 0 }
                 var stop = false
                 entries.forEach(from: start) { entry in
-                    guard SQLiteSemantics.compare(entry.values[0], value) == 0 else { return false }
+                    guard SQLiteSemantics.compare(entry.first, value) == 0 else { return false }
                     guard let row = table.row(forKey: entry.key) else { return true }
                     if test(row), !accept(row) {
                         stop = true

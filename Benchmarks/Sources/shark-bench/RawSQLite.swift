@@ -24,7 +24,8 @@ enum RawSQLite {
             db,
             """
             CREATE TABLE Row10 (id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b INTEGER NOT NULL, c, d,
-            e TEXT NOT NULL, f TEXT NOT NULL, g INTEGER NOT NULL, h INTEGER NOT NULL, i TEXT, j)
+            e TEXT NOT NULL, f TEXT NOT NULL, g INTEGER NOT NULL, h INTEGER NOT NULL, i TEXT, j);
+            CREATE INDEX Row10_a ON Row10 (a)
             """)
     }
 
@@ -60,20 +61,56 @@ enum RawSQLite {
         var statement: OpaquePointer?
         sqlite3_prepare_v2(db, "SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 ORDER BY id", -1, &statement, nil)
         var rows: [PlainRow10] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            let row = PlainRow10()
-            row.id = sqlite3_column_int64(statement, 0)
-            row.a = Int(sqlite3_column_int64(statement, 1))
-            row.b = Int(sqlite3_column_int64(statement, 2))
-            row.c = sqlite3_column_double(statement, 3)
-            row.d = sqlite3_column_double(statement, 4)
-            row.e = text(statement, 5)
-            row.f = text(statement, 6)
-            row.g = sqlite3_column_int64(statement, 7) != 0
-            row.h = sqlite3_column_int64(statement, 8)
-            row.i = sqlite3_column_type(statement, 9) == SQLITE_NULL ? nil : text(statement, 9)
-            row.j = Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 10))
-            rows.append(row)
+        while sqlite3_step(statement) == SQLITE_ROW { rows.append(row(statement)) }
+        sqlite3_finalize(statement)
+        return rows
+    }
+
+    /// The current row as an object.
+    private static func row(_ statement: OpaquePointer?) -> PlainRow10 {
+        let row = PlainRow10()
+        row.id = sqlite3_column_int64(statement, 0)
+        row.a = Int(sqlite3_column_int64(statement, 1))
+        row.b = Int(sqlite3_column_int64(statement, 2))
+        row.c = sqlite3_column_double(statement, 3)
+        row.d = sqlite3_column_double(statement, 4)
+        row.e = text(statement, 5)
+        row.f = text(statement, 6)
+        row.g = sqlite3_column_int64(statement, 7) != 0
+        row.h = sqlite3_column_int64(statement, 8)
+        row.i = sqlite3_column_type(statement, 9) == SQLITE_NULL ? nil : text(statement, 9)
+        row.j = Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 10))
+        return row
+    }
+
+    static func lookups(_ keys: [Int64], in db: OpaquePointer) -> Int {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, "SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 WHERE id = ?", -1, &statement, nil)
+        var found = 0
+        for key in keys {
+            sqlite3_bind_int64(statement, 1, key)
+            while sqlite3_step(statement) == SQLITE_ROW {
+                _ = row(statement)
+                found += 1
+            }
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+        return found
+    }
+
+    static func ranges(_ starts: [Int], width: Int, in db: OpaquePointer) -> Int {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(
+            db, "SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 WHERE a BETWEEN ? AND ? ORDER BY id", -1, &statement, nil)
+        var rows = 0
+        for start in starts {
+            sqlite3_bind_int64(statement, 1, Int64(start))
+            sqlite3_bind_int64(statement, 2, Int64(start + width - 1))
+            var batch: [PlainRow10] = []
+            while sqlite3_step(statement) == SQLITE_ROW { batch.append(row(statement)) }
+            rows += batch.count
+            sqlite3_reset(statement)
         }
         sqlite3_finalize(statement)
         return rows

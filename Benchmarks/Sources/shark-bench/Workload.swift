@@ -14,6 +14,13 @@ final class Row10 {
     var h: Int64 = 0
     var i: String?
     var j: Date = Date(timeIntervalSinceReferenceDate: 0)
+
+    static let indexes: [Index<Row10>] = [.on(\.a)]
+
+    convenience init(_ row: InputRow) {
+        self.init()
+        (a, b, c, d, e, f, g, h, i, j) = (row.a, row.b, row.c, row.d, row.e, row.f, row.g, row.h, row.i, row.j)
+    }
 }
 
 /// The same values as a plain class, for the hand-written baseline.
