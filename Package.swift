@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SharkORM", targets: ["SharkORM"]),
         .library(name: "SharkSQLite", targets: ["SharkSQLite"]),
         .library(name: "SharkMemory", targets: ["SharkMemory"]),
+        .library(name: "SharkSQLCipher", targets: ["SharkSQLCipher"]),
         .executable(name: "shark-tour", targets: ["SharkTour"]),
     ],
     dependencies: [
@@ -62,6 +63,12 @@ let package = Package(
             dependencies: ["SharkORM", "SharkSQL", "CSQLiteSystem"],
             path: "Modules/SharkSQLite"
         ),
+        // The encrypted driver: SharkSQL over an isolated libsqlcipher.
+        .target(
+            name: "SharkSQLCipher",
+            dependencies: ["SharkORM", "SharkSQL", "CSQLite"],
+            path: "Modules/SharkSQLCipher"
+        ),
         // The pure-Swift in-memory engine.
         .target(
             name: "SharkMemory",
@@ -94,7 +101,8 @@ let package = Package(
         .testTarget(
             name: "SharkConformanceTests",
             dependencies: [
-                "SharkORM", "SharkSQLite", "SharkMemory", .product(name: "Logging", package: "swift-log"),
+                "SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/SharkConformanceTests"
         ),

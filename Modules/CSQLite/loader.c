@@ -10,12 +10,12 @@
 static void *open_library(const char *path, int isolated) {
 #if defined(__linux__)
     if (isolated) {
-        // A new link-map namespace: the library and everything it pulls in get their own
-        // symbol scope, so even a globally linked libsqlite3 cannot interpose.
-        void *handle = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
-        if (handle) return handle;
-        // Some environments cap the number of namespaces; RTLD_DEEPBIND also makes the
-        // library prefer its own symbols over the global scope.
+        // RTLD_DEEPBIND: the library resolves its own references (SQLCipher's calls to its
+        // own sqlite3_* functions) against itself and its dependencies before the global
+        // scope, where the system libsqlite3 may already sit. RTLD_LOCAL keeps its symbols
+        // out of the global scope in turn. dlmopen(LM_ID_NEWLM) isolates further, but it
+        // loads a second libc into the process, and OpenSSL's locks in that copy crash under
+        // the multi-threaded test runner; DEEPBIND shares the one libc.
         return dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     }
 #else
@@ -84,5 +84,7 @@ int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *ap
     SHARK_REQUIRED(interrupt, "sqlite3_interrupt");
     SHARK_OPTIONAL(key, "sqlite3_key");
     SHARK_OPTIONAL(rekey, "sqlite3_rekey");
+    // Found through the library's dependencies (its libcrypto), in its own namespace.
+    SHARK_OPTIONAL(pbkdf2_hmac_sha1, "PKCS5_PBKDF2_HMAC_SHA1");
     return 0;
 }

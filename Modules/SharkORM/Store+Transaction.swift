@@ -53,6 +53,20 @@ extension Store {
         }
     }
 
+    /// Runs `body` with the writer connection, holding the store's write lock: for
+    /// driver-specific operations that must not overlap a write, such as rekeying an
+    /// encrypted database. Other threads' writes wait; reads go on.
+    ///
+    /// ```swift
+    /// try store.withWriter { writer in try (writer as? SQLDriverConnection)?.connection.execute("VACUUM") }
+    /// ```
+    public func withWriter<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
+        try writeLock.withLock {
+            try checkOpen()
+            return try body(driver.writer)
+        }
+    }
+
     /// Whether the calling thread is inside a transaction of this store.
     public var isInTransaction: Bool {
         writeLock.isHeldByCurrentThread && !transactions.isEmpty

@@ -8,12 +8,16 @@ import Synchronization
 ///
 /// Shared by the SQLite and SQLCipher drivers, which differ only in the library they load and
 /// in how a new connection is set up (`configure`, where SQLCipher keys it).
+///
+/// The writer is configured first and fully set up (WAL) before any reader exists, so a
+/// reader's `configure` can rely on what the writer's learned (SQLCipher derives its key
+/// there once and hands readers the result).
 public final class SQLDriver: Driver, @unchecked Sendable {
     public let name: String
     public let path: String
     private let library: SQLiteLibrary
     private let tracer: Tracer
-    private let configure: @Sendable (SQLiteConnection) throws -> Void
+    private let configure: @Sendable (SQLiteConnection, ConnectionRole) throws -> Void
     private let writerConnection: SQLDriverConnection
     private let pool: ReaderPool
     private let removesFileOnClose: Bool
@@ -24,11 +28,12 @@ public final class SQLDriver: Driver, @unchecked Sendable {
     /// - Parameters:
     ///   - maximumReaders: how many reader connections may be open at once.
     ///   - removesFileOnClose: delete the file (and its WAL) on close: temporary databases.
-    ///   - configure: runs first on every new connection (SQLCipher keys it here).
+    ///   - configure: runs first on every new connection (SQLCipher keys it here), told
+    ///     whether the connection is the writer or a reader.
     public init(
         name: String, path: String, library: SQLiteLibrary, tracer: Tracer, maximumReaders: Int = 4,
         removesFileOnClose: Bool = false,
-        configure: @escaping @Sendable (SQLiteConnection) throws -> Void = { _ in }
+        configure: @escaping @Sendable (SQLiteConnection, ConnectionRole) throws -> Void = { _, _ in }
     ) throws {
         self.name = name
         self.path = path
@@ -37,7 +42,7 @@ public final class SQLDriver: Driver, @unchecked Sendable {
         self.configure = configure
         self.removesFileOnClose = removesFileOnClose
         let writer = try SQLiteConnection(path: path, library: library, tracer: tracer) { connection in
-            try configure(connection)
+            try configure(connection, .writer)
             connection.setBusyTimeout(milliseconds: 5000)
             // The first statement to read the file: a file that is not a database fails here.
             try connection.execute("PRAGMA journal_mode = WAL")
@@ -47,7 +52,7 @@ public final class SQLDriver: Driver, @unchecked Sendable {
         writerConnection = SQLDriverConnection(writer)
         pool = ReaderPool(capacity: maximumReaders) { [library, tracer] in
             let reader = try SQLiteConnection(path: path, library: library, tracer: tracer) { connection in
-                try configure(connection)
+                try configure(connection, .reader)
                 connection.setBusyTimeout(milliseconds: 5000)
                 try connection.execute("PRAGMA query_only = 1")
             }
@@ -67,6 +72,12 @@ public final class SQLDriver: Driver, @unchecked Sendable {
         return try body(reader)
     }
 
+    /// Closes every reader so the next reads open new ones (after a rekey, say: open readers
+    /// hold the old key). Readers busy now are closed when they come back.
+    public func discardReaders() {
+        pool.discardAll()
+    }
+
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         pool.closeAll()
@@ -79,12 +90,20 @@ public final class SQLDriver: Driver, @unchecked Sendable {
     }
 }
 
+/// Whether a connection is the writer or one of the readers.
+public enum ConnectionRole: Sendable {
+    case writer, reader
+}
+
 /// Reader connections, opened on demand up to a capacity and reused.
 final class ReaderPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [SQLDriverConnection] = []
     private var open = 0
     private let capacity: Int
+    /// Bumped by `discardAll`; readers of an older generation are closed when given back.
+    private var generation = 0
+    private var generations: [ObjectIdentifier: Int] = [:]
     private let make: () throws -> SQLDriverConnection
 
     init(capacity: Int, make: @escaping () throws -> SQLDriverConnection) {
@@ -100,9 +119,14 @@ final class ReaderPool: @unchecked Sendable {
             return reader
         }
         open += 1
+        let current = generation
         condition.unlock()
         do {
-            return try make()
+            let reader = try make()
+            condition.lock()
+            generations[ObjectIdentifier(reader)] = current
+            condition.unlock()
+            return reader
         } catch {
             condition.lock()
             open -= 1
@@ -114,15 +138,31 @@ final class ReaderPool: @unchecked Sendable {
 
     func give(back reader: SQLDriverConnection) {
         condition.lock()
-        idle.append(reader)
+        if generations[ObjectIdentifier(reader)] == generation {
+            idle.append(reader)
+        } else {
+            generations[ObjectIdentifier(reader)] = nil
+            reader.connection.close()
+            open -= 1
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
+    func discardAll() {
+        condition.lock()
+        generation += 1
+        for reader in idle {
+            generations[ObjectIdentifier(reader)] = nil
+            reader.connection.close()
+        }
+        open -= idle.count
+        idle.removeAll()
         condition.signal()
         condition.unlock()
     }
 
     func closeAll() {
-        condition.lock()
-        for reader in idle { reader.connection.close() }
-        idle.removeAll()
-        condition.unlock()
+        discardAll()
     }
 }

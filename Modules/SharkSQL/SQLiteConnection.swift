@@ -14,7 +14,8 @@ public final class SQLiteConnection {
     let tracer: Tracer
     /// `tracer.isEnabled`, read once: statements check it on every execution.
     let isTracing: Bool
-    private(set) var handle: OpaquePointer?
+    /// The `sqlite3 *` handle, for driver-specific calls through the library's table.
+    public private(set) var handle: OpaquePointer?
     private var statements: [String: SQLStatement] = [:]
 
     /// Opens (creating if needed, unless `readOnly`) the database at `path`.
@@ -142,7 +143,8 @@ public final class SQLiteConnection {
     /// Whether no transaction is open.
     public var isAutocommit: Bool { handle.map { api.pointee.get_autocommit($0) != 0 } ?? true }
 
-    var lastErrorMessage: String {
+    /// The connection's last error message.
+    public var lastErrorMessage: String {
         handle.map { String(cString: api.pointee.errmsg($0)!) } ?? "connection closed"
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import SharkMemory
 import SharkORM
+import SharkSQLCipher
 import SharkSQLite
 import Synchronization
 import Testing
@@ -10,6 +11,10 @@ import Testing
 enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
     case memory
+    case sqlcipher
+
+    /// The key every SQLCipher store of the suite uses.
+    static let cipherKey = SQLCipherKey.passphrase("conformance suite")
 
     var testDescription: String { rawValue }
 
@@ -18,16 +23,18 @@ enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch self {
         case .sqlite: return try Store(tweak(.sqliteTemporary))
         case .memory: return try Store(tweak(.memory))
+        case .sqlcipher: return try Store(tweak(.sqlcipherTemporary(key: Self.cipherKey)))
         }
     }
 
     /// Whether the driver keeps data in a file that can be reopened.
-    var isPersistent: Bool { self == .sqlite }
+    var isPersistent: Bool { self != .memory }
 
     /// A store on the file at `path` (persistent drivers only).
     func openFile(_ path: String, _ tweak: (StoreConfiguration) -> StoreConfiguration = { $0 }) throws -> Store {
         switch self {
         case .sqlite: return try Store(tweak(.sqlite(path: path)))
+        case .sqlcipher: return try Store(tweak(.sqlcipher(path: path, key: Self.cipherKey)))
         case .memory: preconditionFailure("the memory driver has no files")
         }
     }

@@ -11,7 +11,10 @@ struct ErrorTests {
         let file = TemporaryPath()
         defer { file.cleanUp() }
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: file.path))
-        #expect(throws: SharkError.notADatabase(path: file.path)) { _ = try driver.openFile(file.path) }
+        // An encrypted file is indistinguishable from noise: SQLCipher can only say the key fails.
+        let expected: SharkError =
+            driver == .sqlcipher ? .wrongKey(path: file.path) : .notADatabase(path: file.path)
+        #expect(throws: expected) { _ = try driver.openFile(file.path) }
     }
 
     @Test("a directory", arguments: persistentDrivers)

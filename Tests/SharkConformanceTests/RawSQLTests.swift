@@ -20,7 +20,7 @@ struct RawSQLTests {
                 try store.rows("SELECT 1")
             }
             #expect(throws: SharkError.self) { try store.execute("DELETE FROM Person") }
-        case .sqlite:
+        case .sqlite, .sqlcipher:
             let result = try store.rows("SELECT name, age FROM Person WHERE age > ? ORDER BY name", 30)
             #expect(result.columns == ["name", "age"])
             #expect(result.rows == [[.text("Ada"), .integer(36)], [.text("Alan"), .integer(41)]])

@@ -91,12 +91,16 @@ typedef struct shark_sqlite3_api {
     void (*interrupt)(shark_sqlite3 *);
     int (*key)(shark_sqlite3 *, const void *, int);    // optional: SQLCipher only
     int (*rekey)(shark_sqlite3 *, const void *, int);  // optional: SQLCipher only
+    // optional: OpenSSL's PKCS5_PBKDF2_HMAC_SHA1 from SQLCipher's own libcrypto, to derive a
+    // passphrase's key once instead of once per connection. Returns 1 on success.
+    int (*pbkdf2_hmac_sha1)(const char *pass, int pass_length, const unsigned char *salt, int salt_length,
+                            int iterations, int key_length, unsigned char *out);
 } shark_sqlite3_api;
 
 /// Fills `api` from the library at `path`. When `isolated` is non-zero the library is loaded
-/// into a fresh link-map namespace (`dlmopen(LM_ID_NEWLM)`, falling back to
-/// `RTLD_DEEPBIND`), so its `sqlite3_*` symbols can never bind to, or be bound by, another
-/// SQLite in the process. Returns 0 on success; otherwise writes a message into `error`.
+/// with `RTLD_LOCAL | RTLD_DEEPBIND`, so its `sqlite3_*` symbols can never bind to, or be
+/// bound by, another SQLite in the process. Returns 0 on success; otherwise writes a message
+/// into `error`.
 int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *api, char *error,
                            size_t error_capacity);
 

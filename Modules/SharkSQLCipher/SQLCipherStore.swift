@@ -1,0 +1,144 @@
+import Foundation
+import SharkORM
+import SharkSQL
+
+/// The driver behind `.sqlcipher` stores: the shared SQL driver over the isolated SQLCipher
+/// library, plus what it needs to rekey.
+public final class SQLCipherDriver: Driver, @unchecked Sendable {
+    public var name: String { "sqlcipher" }
+    let sql: SQLDriver
+    let keying: CipherKeying
+
+    init(_ sql: SQLDriver, keying: CipherKeying) {
+        self.sql = sql
+        self.keying = keying
+    }
+
+    public var writer: any DriverConnection { sql.writer }
+    public func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T { try sql.read(body) }
+    public func close() { sql.close() }
+}
+
+/// SQLCipher's settings for an open database.
+public struct CipherSettings: Sendable, Hashable {
+    /// SQLCipher's version, e.g. "3.4.1".
+    public var cipherVersion: String
+    /// The SQLite version SQLCipher is built on, e.g. "3.15.2".
+    public var sqliteVersion: String
+    /// The cipher, e.g. "AES-256-CBC".
+    public var cipher: String
+    /// Bytes per encrypted page.
+    public var pageSize: Int
+    /// PBKDF2 iterations applied to a passphrase.
+    public var kdfIterations: Int
+    /// Whether each page carries an HMAC (tamper detection).
+    public var usesHMAC: Bool
+}
+
+/// Operations on encrypted databases beyond what a `Store` does.
+public enum SQLCipher {
+    /// Changes the key of an open encrypted store. Waits for writes in progress; readers
+    /// opened with the old key are replaced.
+    ///
+    /// ```swift
+    /// try SQLCipher.rekey(vault, to: .passphrase(newSecret))
+    /// ```
+    public static func rekey(_ store: Store, to key: SQLCipherKey) throws {
+        guard let driver = store.driver as? SQLCipherDriver else {
+            throw SharkError.unsupported("rekey needs a .sqlcipher store, not \(store.driverName)")
+        }
+        let material = try key.keyMaterial()
+        try store.withWriter { _ in
+            let connection = driver.sql.writerSQLConnection
+            guard let handle = connection.handle, let rekey = connection.library.api.pointee.rekey else {
+                throw SharkError.unsupported("this SQLCipher library has no sqlite3_rekey")
+            }
+            let code = material.withUnsafeBytes { rekey(handle, $0.baseAddress, Int32($0.count)) }
+            guard code == 0 else {
+                throw SharkError.driver(code: code, message: "rekey failed: \(connection.lastErrorMessage)", sql: nil)
+            }
+            driver.keying.replaceKey(with: key)
+            driver.sql.discardReaders()
+            driver.keying.prepareReaders(using: connection)
+        }
+    }
+
+    /// The cipher settings of an open encrypted store.
+    public static func settings(of store: Store) throws -> CipherSettings {
+        guard let driver = store.driver as? SQLCipherDriver else {
+            throw SharkError.unsupported("cipher settings need a .sqlcipher store, not \(store.driverName)")
+        }
+        return try store.withWriter { _ in
+            let connection = driver.sql.writerSQLConnection
+            func pragma(_ name: String) throws -> Value { try connection.scalar("PRAGMA \(name)") ?? .null }
+            return CipherSettings(
+                cipherVersion: try pragma("cipher_version").coercedToText(),
+                sqliteVersion: connection.library.version,
+                cipher: try pragma("cipher").coercedToText(),
+                pageSize: Int(try pragma("cipher_page_size").coercedToInt64()),
+                kdfIterations: Int(try pragma("kdf_iter").coercedToInt64()),
+                usesHMAC: try pragma("cipher_use_hmac").coercedToInt64() != 0)
+        }
+    }
+
+    /// Writes an encrypted copy of the plain SQLite database at `source` to `destination`
+    /// (which must not exist). The source is left as it was; on failure no destination
+    /// file is left behind.
+    ///
+    /// ```swift
+    /// try SQLCipher.encrypt(plainDatabaseAt: "app.sqlite", into: "app.encrypted", key: .passphrase(secret))
+    /// ```
+    public static func encrypt(
+        plainDatabaseAt source: String, into destination: String, key: SQLCipherKey, pageSize: Int = 4096
+    ) throws {
+        // Only a plain database can be encrypted (an encrypted one reads as random bytes).
+        guard CipherKeying.isPlainDatabase(source) else { throw SharkError.notADatabase(path: source) }
+        try export(from: source, into: destination) { connection in
+            try connection.cachedStatement("ATTACH DATABASE ? AS shark_export KEY ?")
+                .run([.text(destination), .blob(Data(try key.keyMaterial()))])
+            try connection.execute("PRAGMA shark_export.cipher_page_size = \(pageSize)")
+        }
+    }
+
+    /// Writes a plain, unencrypted copy of the encrypted database at `source` to
+    /// `destination` (which must not exist).
+    ///
+    /// ```swift
+    /// try SQLCipher.decrypt(databaseAt: "app.encrypted", key: .passphrase(secret), into: "app.sqlite")
+    /// ```
+    public static func decrypt(databaseAt source: String, key: SQLCipherKey, into destination: String) throws {
+        let keying = CipherKeying(path: source, key: key, pageSize: 4096)
+        try export(from: source, into: destination, keying: keying) { connection in
+            try connection.cachedStatement("ATTACH DATABASE ? AS shark_export KEY ''").run([.text(destination)])
+        }
+    }
+
+    /// Opens `source` with SQLCipher, attaches `destination` (set up by `attach`) and copies
+    /// everything with `sqlcipher_export`. Removes the destination if anything fails.
+    private static func export(
+        from source: String, into destination: String, keying: CipherKeying? = nil,
+        attach: (SQLiteConnection) throws -> Void
+    ) throws {
+        let library = try SQLCipherLibrary.library()
+        guard FileManager.default.fileExists(atPath: source) else {
+            throw SharkError.cannotOpen(path: source, reason: "the file does not exist")
+        }
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw SharkError.cannotOpen(path: destination, reason: "the file already exists")
+        }
+        do {
+            let connection = try SQLiteConnection(path: source, library: library) { connection in
+                try keying?.key(connection, role: .writer)
+            }
+            defer { connection.close() }
+            try attach(connection)
+            try connection.execute("SELECT sqlcipher_export('shark_export')")
+            try connection.execute("DETACH DATABASE shark_export")
+        } catch {
+            for suffix in ["", "-journal", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: destination + suffix)
+            }
+            throw error
+        }
+    }
+}
