@@ -25,6 +25,11 @@ final class CipherKeying: Sendable {
 
     var pageSize: Int { state.withLock { $0.pageSize } }
 
+    /// The readers' key material as text, for tests that check the key is derived once.
+    var readerMaterialForTesting: String? {
+        state.withLock { $0.readerMaterial.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
     /// Keys `connection`. The writer tries the configured page size, then SQLCipher 3's
     /// default (1024), and fails with a typed error when neither opens the file; a reader
     /// reuses what the writer found.
