@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "SharkSQLite", targets: ["SharkSQLite"]),
         .library(name: "SharkMemory", targets: ["SharkMemory"]),
         .library(name: "SharkSQLCipher", targets: ["SharkSQLCipher"]),
+        // For driver authors and benchmarks: the shared SQL layer and the sqlite3 function table.
+        .library(name: "SharkSQL", targets: ["SharkSQL", "CSQLite"]),
         .executable(name: "shark-tour", targets: ["SharkTour"]),
     ],
     dependencies: [

@@ -2,25 +2,37 @@
 import PackageDescription
 
 // shark-bench: SharkORM's drivers measured against the raw SQLite C API, in one process.
-// A package of its own so that the library never depends on benchmark-only code.
+// shark-side-by-side: SQLite, SQLCipher and GRDB in one binary, the case where a naive load
+// of SQLCipher crashes.
+// A package of its own so that the library never depends on GRDB or benchmark-only code.
 let package = Package(
     name: "SharkBenchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(name: "SharkORM", path: "..")
+        .package(name: "SharkORM", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
-        // The system sqlite3, called directly by the hand-written baseline loops.
-        .systemLibrary(name: "CSQLiteRaw", path: "Sources/CSQLiteRaw"),
         .executableTarget(
             name: "shark-bench",
             dependencies: [
-                "CSQLiteRaw",
                 .product(name: "SharkORM", package: "SharkORM"),
                 .product(name: "SharkSQLite", package: "SharkORM"),
                 .product(name: "SharkMemory", package: "SharkORM"),
+                .product(name: "SharkSQLCipher", package: "SharkORM"),
+                .product(name: "SharkSQL", package: "SharkORM"),
             ],
             path: "Sources/shark-bench"
+        ),
+        .executableTarget(
+            name: "shark-side-by-side",
+            dependencies: [
+                .product(name: "SharkORM", package: "SharkORM"),
+                .product(name: "SharkSQLite", package: "SharkORM"),
+                .product(name: "SharkSQLCipher", package: "SharkORM"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/shark-side-by-side"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -8,10 +8,11 @@
 //   fetch    fetch every row back into objects
 //   lookup   1,000 point lookups by key
 //   range    100 indexed range queries of 100 rows each
-import CSQLiteRaw
+import CSQLite
 import Foundation
 import SharkMemory
 import SharkORM
+import SharkSQLCipher
 import SharkSQLite
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -81,26 +82,32 @@ var results: [String: [String: [Double]]] = [:]
 }
 
 /// The same four workloads written by hand against the C API.
-@MainActor func runRaw() {
+@MainActor func runRaw(_ backend: String, api: UnsafeMutablePointer<shark_sqlite3_api>, key: String?, pageSize: Int) {
     let path = temporaryPath()
-    let db = RawSQLite.open(path)
-    RawSQLite.createTable(db)
-    record("insert", "raw sqlite3", seconds { RawSQLite.insert(input, into: db) })
+    let raw = RawDatabase(api: api, path: path, key: key, pageSize: pageSize)
+    raw.createTable()
+    record("insert", backend, seconds { raw.insert(input) })
     var plain: [PlainRow10] = []
-    record("fetch", "raw sqlite3", seconds { plain = RawSQLite.fetchAll(from: db) })
+    record("fetch", backend, seconds { plain = raw.fetchAll() })
     precondition(plain.count == rowCount && plain.last?.e == input.last?.e)
     var found = 0
-    record("lookup", "raw sqlite3", seconds { found = RawSQLite.lookups(lookupKeys, in: db) })
+    record("lookup", backend, seconds { found = raw.lookups(lookupKeys) })
     precondition(found == lookupCount)
     var rangeRows = 0
-    record(
-        "range", "raw sqlite3", seconds { rangeRows = RawSQLite.ranges(rangeStarts, width: rangeWidth, in: db) })
+    record("range", backend, seconds { rangeRows = raw.ranges(rangeStarts, width: rangeWidth) })
     precondition(rangeRows == rangeCount * rangeWidth)
-    sqlite3_close_v2(db)
+    raw.close()
     remove(path)
 }
 
-let backends = ["memory", "sqlite (file)", "sqlite (temporary)", "raw sqlite3"]
+// The system SQLite's table points at the libsqlite3 already linked in; SQLCipher's is
+// loaded isolated, as the SQLCipher driver loads it.
+let systemAPI = RawDatabase.table("libsqlite3.so.0", isolated: false)
+let cipherAPI = RawDatabase.table("libsqlcipher.so.0", isolated: true)
+
+let backends = [
+    "memory", "sqlite (file)", "sqlite (temporary)", "sqlcipher", "raw sqlcipher 1K", "raw sqlcipher 4K", "raw sqlite3",
+]
 for run in 1...repetitions {
     print("run \(run)/\(repetitions)…")
     do {
@@ -120,18 +127,37 @@ for run in 1...repetitions {
         try runShark("sqlite (temporary)", store)
         store.close()
     }
-    runRaw()
+    do {
+        let store = try Store(.sqlcipherTemporary(key: .passphrase("bench")))
+        try runShark("sqlcipher", store)
+        store.close()
+    }
+    runRaw("raw sqlcipher 1K", api: cipherAPI, key: "bench", pageSize: 1024)
+    runRaw("raw sqlcipher 4K", api: cipherAPI, key: "bench", pageSize: 4096)
+    runRaw("raw sqlite3", api: systemAPI, key: nil, pageSize: 0)
 }
 
 print("\n\(rowCount) rows × 10 columns, SQLite \(sqliteVersion), median of \(repetitions) runs (release build)")
-print("times in milliseconds; ratios against raw sqlite3 (lower is faster)\n")
-let header = ["workload"] + backends + backends.dropLast().map { "\($0) ×" }
-print(header.map { $0.padding(toLength: 20, withPad: " ", startingAt: 0) }.joined())
+print("milliseconds, then the ratio to raw sqlite3 doing the same work (lower is faster)\n")
+let width = 18
+print(
+    "workload".padding(toLength: 8, withPad: " ", startingAt: 0)
+        + backends.map { $0.padding(toLength: width, withPad: " ", startingAt: 0) }.joined())
 for workload in ["insert", "fetch", "lookup", "range"] {
     let times = backends.map { median(results[workload]![$0]!) * 1000 }
     let raw = times.last!
-    let cells =
-        [workload] + times.map { String(format: "%.2f", $0) }
-        + times.dropLast().map { String(format: "%.2f", $0 / raw) }
-    print(cells.map { $0.padding(toLength: 20, withPad: " ", startingAt: 0) }.joined())
+    let cells = zip(backends, times).map { backend, time in
+        String(format: "%.2f (%.2f×)", time, time / raw).padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+    print(workload.padding(toLength: 8, withPad: " ", startingAt: 0) + cells.joined())
+}
+@MainActor func ratio(_ workload: String, _ a: String, _ b: String) -> String {
+    String(format: "%.2f×", median(results[workload]![a]!) / median(results[workload]![b]!))
+}
+print("\nencryption overhead: SharkORM sqlcipher / sqlite, beside the bare C libraries")
+for workload in ["insert", "fetch"] {
+    print(
+        "\(workload): SharkORM \(ratio(workload, "sqlcipher", "sqlite (file)"))",
+        "| C 4K pages \(ratio(workload, "raw sqlcipher 4K", "raw sqlite3"))",
+        "| C 1K pages \(ratio(workload, "raw sqlcipher 1K", "raw sqlite3"))")
 }
