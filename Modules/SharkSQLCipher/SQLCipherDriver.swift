@@ -12,7 +12,7 @@ final class CipherKeying: Sendable {
 
     struct State {
         var key: SQLCipherKey
-        var pageSize: Int
+        var layout: CipherLayout
         /// The key material readers use: SQLCipher's raw form with the file's salt once the
         /// writer has derived it, the writer's own material until then.
         var readerMaterial: [UInt8]?
@@ -20,35 +20,38 @@ final class CipherKeying: Sendable {
 
     init(path: String, key: SQLCipherKey, pageSize: Int) {
         self.path = path
-        state = Mutex(State(key: key, pageSize: pageSize))
+        state = Mutex(State(key: key, layout: .pageSize(pageSize)))
     }
 
-    var pageSize: Int { state.withLock { $0.pageSize } }
 
     /// The readers' key material as text, for tests that check the key is derived once.
     var readerMaterialForTesting: String? {
         state.withLock { $0.readerMaterial.map { String(decoding: $0, as: UTF8.self) } }
     }
 
-    /// Keys `connection`. The writer tries the configured page size, then SQLCipher 3's
-    /// default (1024), and fails with a typed error when neither opens the file; a reader
-    /// reuses what the writer found.
+    /// Keys `connection`. The writer tries the configured page size, then the other common
+    /// one (SQLCipher 3 used 1 KiB, SQLCipher 4 uses 4 KiB), then — on a SQLCipher 4 library —
+    /// full SQLCipher 3 compatibility, and fails with a typed error when nothing opens the
+    /// file; a reader reuses what the writer found.
     func key(_ connection: SQLiteConnection, role: ConnectionRole) throws {
         switch role {
         case .reader:
-            let (material, pageSize) = try state.withLock { state in
-                (try state.readerMaterial ?? state.key.keyMaterial(), state.pageSize)
+            let (material, layout) = try state.withLock { state in
+                (try state.readerMaterial ?? state.key.keyMaterial(), state.layout)
             }
-            try apply(material, pageSize: pageSize, to: connection)
+            try apply(material, layout: layout, to: connection)
         case .writer:
-            let (key, preferred) = state.withLock { ($0.key, $0.pageSize) }
+            let (key, preferred) = state.withLock { ($0.key, $0.layout) }
             let material = try key.keyMaterial()
-            let isNew = Self.isEmptyOrMissing(path)
-            let sizes = isNew ? [preferred] : [preferred] + [4096, 1024].filter { $0 != preferred }
-            for pageSize in sizes {
-                try apply(material, pageSize: pageSize, to: connection)
+            var layouts = [preferred]
+            if !Self.isEmptyOrMissing(path) {
+                layouts += [CipherLayout.pageSize(4096), .pageSize(1024)].filter { $0 != preferred }
+                if Self.majorVersion(of: connection) >= 4 { layouts.append(.compatibility(3)) }
+            }
+            for layout in layouts {
+                try apply(material, layout: layout, to: connection)
                 if try opens(connection) {
-                    state.withLock { $0.pageSize = pageSize }
+                    state.withLock { $0.layout = layout }
                     return
                 }
             }
@@ -57,11 +60,22 @@ final class CipherKeying: Sendable {
         }
     }
 
+    /// SQLCipher's major version (3 for Debian's 3.4.1).
+    static func majorVersion(of connection: SQLiteConnection) -> Int {
+        let version = (try? connection.scalar("PRAGMA cipher_version")?.coercedToText()) ?? ""
+        return Int(version.prefix { $0.isNumber }) ?? 3
+    }
+
     /// After the writer has set the database up: derive the passphrase's key once, so each
     /// reader can open with the raw key and salt instead of deriving it again (~50 ms each).
     func prepareReaders(using connection: SQLiteConnection) {
         let key = state.withLock { $0.key }
-        guard case .passphrase(let passphrase) = key,
+        // Only SQLCipher 3's derivation (PBKDF2-HMAC-SHA1) is reproduced here; SQLCipher 4's
+        // own format (SHA-512) keeps deriving per connection.
+        let isSHA1 =
+            Self.majorVersion(of: connection) < 4
+            || (try? connection.scalar("PRAGMA cipher_kdf_algorithm")?.coercedToText()) == "PBKDF2_HMAC_SHA1"
+        guard case .passphrase(let passphrase) = key, isSHA1,
             let pbkdf2 = connection.library.api.pointee.pbkdf2_hmac_sha1,
             let salt = Self.salt(of: path),
             let iterations = try? connection.scalar("PRAGMA kdf_iter")?.coercedToInt64(), iterations > 0
@@ -88,13 +102,16 @@ final class CipherKeying: Sendable {
         }
     }
 
-    private func apply(_ material: [UInt8], pageSize: Int, to connection: SQLiteConnection) throws {
+    private func apply(_ material: [UInt8], layout: CipherLayout, to connection: SQLiteConnection) throws {
         guard let handle = connection.handle, let sqliteKey = connection.library.api.pointee.key else {
             throw SharkError.missingLibrary(name: "SQLCipher", install: "apt-get install libsqlcipher0")
         }
         let code = material.withUnsafeBytes { sqliteKey(handle, $0.baseAddress, Int32($0.count)) }
         guard code == 0 else { throw SharkError.wrongKey(path: path) }
-        try connection.execute("PRAGMA cipher_page_size = \(pageSize)")
+        switch layout {
+        case .pageSize(let size): try connection.execute("PRAGMA cipher_page_size = \(size)")
+        case .compatibility(let version): try connection.execute("PRAGMA cipher_compatibility = \(version)")
+        }
     }
 
     /// Whether the keyed connection can read the file.
@@ -127,6 +144,15 @@ final class CipherKeying: Sendable {
         guard let salt = try? handle.read(upToCount: 16), salt.count == 16 else { return nil }
         return Array(salt)
     }
+}
+
+/// How the pages of an encrypted file are laid out: what must be set, besides the key, for
+/// SQLCipher to read it.
+enum CipherLayout: Equatable {
+    /// This library's defaults with the given cipher page size.
+    case pageSize(Int)
+    /// The defaults of an older SQLCipher major version (SQLCipher 4 libraries only).
+    case compatibility(Int)
 }
 
 extension StoreConfiguration {
