@@ -218,12 +218,12 @@ final class MemoryConnection: DriverConnection {
     ) {
         var arguments: [Value] = []
         var text = counting ? "SELECT count(*) FROM \"\(query.entity)\"" : "SELECT * FROM \"\(query.entity)\""
-        if let predicate = query.predicate { text += " WHERE " + StatementText.render(predicate, into: &arguments) }
+        if let predicate = query.predicate { text += " WHERE " + predicate.sql(arguments: &arguments) }
         if !query.ordering.isEmpty {
             text +=
                 " ORDER BY "
                 + query.ordering.map {
-                    StatementText.render($0.expression, into: &arguments) + ($0.ascending ? "" : " DESC")
+                    $0.expression.sql(arguments: &arguments) + ($0.ascending ? "" : " DESC")
                 }
                 .joined(separator: ", ")
         }
@@ -288,37 +288,6 @@ final class RowBuilder: RowWriter {
     func write(_ value: Double, at index: Int32) { buffer[Int(index)] = .real(value) }
     func write(_ value: String, at index: Int32) { buffer[Int(index)] = .text(value) }
     func write(_ value: Data, at index: Int32) { buffer[Int(index)] = .blob(value) }
-}
-
-/// SQL-like text for traces of memory-engine operations, with `?` for values.
-enum StatementText {
-    static func render(_ expression: QueryExpression, into arguments: inout [Value]) -> String {
-        switch expression {
-        case .column(let name): return "\"\(name)\""
-        case .value(let value):
-            arguments.append(value)
-            return "?"
-        case .comparison(let op, let lhs, let rhs):
-            return "(\(render(lhs, into: &arguments)) \(op.rawValue) \(render(rhs, into: &arguments)))"
-        case .arithmetic(let op, let lhs, let rhs):
-            return "(\(render(lhs, into: &arguments)) \(op.rawValue) \(render(rhs, into: &arguments)))"
-        case .and(let lhs, let rhs):
-            return "(\(render(lhs, into: &arguments)) AND \(render(rhs, into: &arguments)))"
-        case .or(let lhs, let rhs):
-            return "(\(render(lhs, into: &arguments)) OR \(render(rhs, into: &arguments)))"
-        case .not(let operand): return "(NOT \(render(operand, into: &arguments)))"
-        case .isNull(let operand): return "(\(render(operand, into: &arguments)) IS NULL)"
-        case .isIn(let operand, let values):
-            let lhs = render(operand, into: &arguments)
-            arguments += values
-            return "(\(lhs) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", "))))"
-        case .like(let operand, let pattern):
-            return "(\(render(operand, into: &arguments)) LIKE \(render(pattern, into: &arguments)))"
-        case .between(let operand, let lower, let upper):
-            return
-                "(\(render(operand, into: &arguments)) BETWEEN \(render(lower, into: &arguments)) AND \(render(upper, into: &arguments)))"
-        }
-    }
 }
 
 extension AccessPath: CustomStringConvertible {

@@ -15,7 +15,7 @@ extension MemoryTable {
         let oldPositions = Dictionary(old.columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         var plan: [(source: Int?, column: ColumnSchema, convert: Bool, coalesce: Bool, fill: Value)] = []
         for column in schema.columns {
-            let fill = Self.backfill(for: column)
+            let fill = column.backfillValue
             guard let position = oldPositions[column.name] else {
                 plan.append((nil, column, false, false, column.isNullable ? (column.defaultValue ?? .null) : fill))
                 continue
@@ -101,17 +101,6 @@ extension MemoryTable {
                 || SQLiteSemantics.compare(SQLiteSemantics.cast(integer, to: .text), value) == 0
         default:
             return false
-        }
-    }
-
-    /// The value existing rows get in a new or newly non-optional column.
-    static func backfill(for column: ColumnSchema) -> Value {
-        if let value = column.defaultValue, !value.isNull { return value }
-        switch column.type {
-        case .integer: return .integer(0)
-        case .real: return .real(0)
-        case .text: return .text("")
-        case .blob: return .blob(.init())
         }
     }
 }

@@ -63,6 +63,19 @@ public struct ColumnSchema: Sendable, Hashable, Codable {
         self.isNullable = isNullable
         self.defaultValue = defaultValue
     }
+
+    /// What existing rows get when this column is added, or made non-optional: the
+    /// property's initial value, or the zero of the storage class when it has none. Every
+    /// driver back-fills with it, so migrations agree.
+    public var backfillValue: Value {
+        if let defaultValue, !defaultValue.isNull { return defaultValue }
+        switch type {
+        case .integer: return .integer(0)
+        case .real: return .real(0)
+        case .text: return .text("")
+        case .blob: return .blob(Data())
+        }
+    }
 }
 
 /// One declared index.

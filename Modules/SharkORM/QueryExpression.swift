@@ -67,6 +67,51 @@ extension QueryExpression: CustomStringConvertible {
     }
 }
 
+extension QueryExpression {
+    /// The expression as SQL, with a `?` for every value, appended in order to `arguments`.
+    ///
+    /// SQL drivers compile predicates with it (values are always bound, never spliced into
+    /// the text); other drivers use it to describe what they ran in traces.
+    ///
+    /// ```swift
+    /// var arguments: [Value] = []
+    /// let sql = (\Person.age >= 18).expression.sql(arguments: &arguments)
+    /// // sql == "(\"age\" >= ?)", arguments == [.integer(18)]
+    /// ```
+    public func sql(arguments: inout [Value]) -> String {
+        switch self {
+        case .column(let name):
+            return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        case .value(let value):
+            arguments.append(value)
+            return "?"
+        case .comparison(let op, let lhs, let rhs):
+            return "(\(lhs.sql(arguments: &arguments)) \(op.rawValue) \(rhs.sql(arguments: &arguments)))"
+        case .arithmetic(let op, let lhs, let rhs):
+            return "(\(lhs.sql(arguments: &arguments)) \(op.rawValue) \(rhs.sql(arguments: &arguments)))"
+        case .and(let lhs, let rhs):
+            return "(\(lhs.sql(arguments: &arguments)) AND \(rhs.sql(arguments: &arguments)))"
+        case .or(let lhs, let rhs):
+            return "(\(lhs.sql(arguments: &arguments)) OR \(rhs.sql(arguments: &arguments)))"
+        case .not(let operand):
+            return "(NOT \(operand.sql(arguments: &arguments)))"
+        case .isNull(let operand):
+            return "(\(operand.sql(arguments: &arguments)) IS NULL)"
+        case .isIn(let operand, let values):
+            let lhs = operand.sql(arguments: &arguments)
+            // `x IN ()` is false for every x, NULL included: say so plainly.
+            if values.isEmpty { return "0" }
+            arguments += values
+            return "(\(lhs) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", "))))"
+        case .like(let operand, let pattern):
+            return "(\(operand.sql(arguments: &arguments)) LIKE \(pattern.sql(arguments: &arguments)))"
+        case .between(let operand, let lower, let upper):
+            let subject = operand.sql(arguments: &arguments)
+            return "(\(subject) BETWEEN \(lower.sql(arguments: &arguments)) AND \(upper.sql(arguments: &arguments)))"
+        }
+    }
+}
+
 /// One ordering term of a query.
 public struct Ordering: Sendable, Hashable {
     public var expression: QueryExpression

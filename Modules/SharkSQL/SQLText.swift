@@ -76,34 +76,7 @@ struct QueryCompiler {
     private(set) var arguments: [Value] = []
 
     mutating func compile(_ expression: QueryExpression) -> String {
-        switch expression {
-        case .column(let name):
-            return SQLText.identifier(name)
-        case .value(let value):
-            arguments.append(value)
-            return "?"
-        case .comparison(let op, let lhs, let rhs):
-            return "(\(compile(lhs)) \(op.rawValue) \(compile(rhs)))"
-        case .arithmetic(let op, let lhs, let rhs):
-            return "(\(compile(lhs)) \(op.rawValue) \(compile(rhs)))"
-        case .and(let lhs, let rhs):
-            return "(\(compile(lhs)) AND \(compile(rhs)))"
-        case .or(let lhs, let rhs):
-            return "(\(compile(lhs)) OR \(compile(rhs)))"
-        case .not(let operand):
-            return "(NOT \(compile(operand)))"
-        case .isNull(let operand):
-            return "(\(compile(operand)) IS NULL)"
-        case .isIn(let operand, let values):
-            let lhs = compile(operand)
-            if values.isEmpty { return "0" }
-            arguments += values
-            return "(\(lhs) IN (\(SQLText.placeholders(values.count))))"
-        case .like(let operand, let pattern):
-            return "(\(compile(operand)) LIKE \(compile(pattern)))"
-        case .between(let operand, let lower, let upper):
-            return "(\(compile(operand)) BETWEEN \(compile(lower)) AND \(compile(upper)))"
-        }
+        expression.sql(arguments: &arguments)
     }
 
     /// `SELECT <columns> FROM t WHERE … ORDER BY …, key LIMIT ? OFFSET ?`.

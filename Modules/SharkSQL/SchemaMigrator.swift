@@ -97,7 +97,7 @@ struct SchemaMigrator {
                 if position == 0 {
                     throw SharkError.schemaMismatch(entity: new.name, reason: "the key column held NULLs")
                 }
-                source = "COALESCE(\(source), \(SQLText.literal(backfill(for: column))))"
+                source = "COALESCE(\(source), \(SQLText.literal(column.backfillValue)))"
             }
             targets.append(name)
             sources.append(source)
@@ -175,7 +175,7 @@ struct SchemaMigrator {
         if !column.isNullable {
             // A NaN is stored as NULL (SQLite binds it so), so real columns stay nullable.
             sql += column.type == .real ? "" : " NOT NULL"
-            sql += " DEFAULT \(SQLText.literal(backfill(for: column)))"
+            sql += " DEFAULT \(SQLText.literal(column.backfillValue))"
         } else if let value = column.defaultValue, !value.isNull {
             sql += " DEFAULT \(SQLText.literal(value))"
         }
@@ -192,17 +192,6 @@ struct SchemaMigrator {
         case .real: return ""
         case .text: return "TEXT"
         case .blob: return "BLOB"
-        }
-    }
-
-    /// The value existing rows get in a new or newly non-optional column.
-    private func backfill(for column: ColumnSchema) -> Value {
-        if let value = column.defaultValue, !value.isNull { return value }
-        switch column.type {
-        case .integer: return .integer(0)
-        case .real: return .real(0)
-        case .text: return .text("")
-        case .blob: return .blob(Data())
         }
     }
 

@@ -23,7 +23,6 @@ final class CipherKeying: Sendable {
         state = Mutex(State(key: key, layout: .pageSize(pageSize)))
     }
 
-
     /// The readers' key material as text, for tests that check the key is derived once.
     var readerMaterialForTesting: String? {
         state.withLock { $0.readerMaterial.map { String(decoding: $0, as: UTF8.self) } }
