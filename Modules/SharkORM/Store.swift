@@ -66,7 +66,12 @@ public final class Store: Sendable {
             if let schema = schemas.withLock({ $0[id] }) { return schema }
             let schema = M.schema
             try driver.writer.apply(schema)
-            schemas.withLock { $0[id] = schema }
+            schemas.withLock { applied in
+                // Another model class stored under the same entity name is no longer in step
+                // with the table: it re-applies (migrates back) the next time it is used.
+                applied = applied.filter { $0.value.name != schema.name }
+                applied[id] = schema
+            }
             if !transactions.isEmpty {
                 // DDL inside a transaction is undone by its rollback; forget it then too.
                 transactions.onRollback { [weak self] in _ = self?.schemas.withLock { $0.removeValue(forKey: id) } }

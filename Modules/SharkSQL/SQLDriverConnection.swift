@@ -5,19 +5,15 @@ public final class SQLDriverConnection: DriverConnection {
     /// The underlying connection.
     public let connection: SQLiteConnection
     private var entityStatements: [String: EntityStatements] = [:]
-    private var updateStatements: [UpdateShape: String] = [:]
-
-    private struct UpdateShape: Hashable {
-        let entity: String
-        let columns: [Int32]
-    }
 
     public init(_ connection: SQLiteConnection) {
         self.connection = connection
     }
 
     private func statements(for schema: EntitySchema) -> EntityStatements {
-        if let statements = entityStatements[schema.name] { return statements }
+        // Comparing schemas is cheap in the common case: the store passes the same arrays
+        // every time, and array equality starts by comparing storage.
+        if let statements = entityStatements[schema.name], statements.schema == schema { return statements }
         let statements = EntityStatements(schema)
         entityStatements[schema.name] = statements
         return statements
@@ -28,7 +24,6 @@ public final class SQLDriverConnection: DriverConnection {
         // A migration finalizes every cached statement (they may name a rebuilt table), so
         // forget the prepared statements of every entity.
         entityStatements.removeAll()
-        updateStatements.removeAll()
     }
 
     public func beginTransaction() throws { try connection.execute("BEGIN IMMEDIATE") }
@@ -62,14 +57,7 @@ public final class SQLDriverConnection: DriverConnection {
     }
 
     public func update<M: Model>(_ object: M, columns: [Int32], schema: EntitySchema) throws -> Bool {
-        let shape = UpdateShape(entity: schema.name, columns: columns)
-        let text: String
-        if let cached = updateStatements[shape] {
-            text = cached
-        } else {
-            text = statements(for: schema).update(columns: columns, schema: schema)
-            updateStatements[shape] = text
-        }
+        let text = statements(for: schema).update(columns: columns)
         let statement = try connection.cachedStatement(text)
         let binder = statement.binder()
         for (offset, column) in columns.enumerated() {

@@ -3,9 +3,15 @@ import SharkORM
 /// The SQL text of an entity's statements, built once per schema and reused, and the
 /// prepared insert statements, kept here so a bulk insert does not look its statement up by
 /// text for every row.
+///
+/// Kept per schema, not per entity name: two model classes may share an entity (successive
+/// versions of a model), and their columns differ.
 final class EntityStatements {
+    let schema: EntitySchema
     var preparedInsertWithKey: SQLStatement?
     var preparedInsertWithoutKey: SQLStatement?
+    /// `UPDATE` texts by the set of columns they write.
+    private var updates: [[Int32]: String] = [:]
 
     let insertWithKey: String
     let insertWithoutKey: String
@@ -15,6 +21,7 @@ final class EntityStatements {
     let key: String
 
     init(_ schema: EntitySchema) {
+        self.schema = schema
         table = SQLText.identifier(schema.name)
         key = SQLText.identifier(schema.key.name)
         let names = schema.columns.map { SQLText.identifier($0.name) }
@@ -30,9 +37,12 @@ final class EntityStatements {
     }
 
     /// `UPDATE t SET a = ?, b = ? WHERE key = ?` for the given column positions.
-    func update(columns: [Int32], schema: EntitySchema) -> String {
+    func update(columns: [Int32]) -> String {
+        if let text = updates[columns] { return text }
         let assignments = columns.map { SQLText.identifier(schema.columns[Int($0)].name) + " = ?" }
-        return "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(key) = ?"
+        let text = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(key) = ?"
+        updates[columns] = text
+        return text
     }
 }
 

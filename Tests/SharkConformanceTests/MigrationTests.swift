@@ -99,4 +99,17 @@ struct MigrationTests {
         #expect(try EmployeeV1.query(in: store).count() == 3)
         #expect(!database.log.statements.contains { $0.hasPrefix("ALTER") || $0.hasPrefix("CREATE TABLE \"") })
     }
+
+    @Test("two model versions used in turn on one open store migrate each time", arguments: TestDriver.allCases)
+    func alternatingVersions(driver: TestDriver) throws {
+        let database = Reopener(driver)
+        try seedV1(database)
+        let store = try database.open()
+        defer { database.close(store) }
+        #expect(try EmployeeV2.query(in: store).count() == 3)
+        // Back to V1: `notes` was dropped by V2, so it comes back with its initial value.
+        let employees = try EmployeeV1.query(in: store).orderBy(\.name).fetch()
+        #expect(employees.map(\.name) == ["Ada", "Alan", "Grace"])
+        #expect(employees.map(\.notes) == ["", "", ""])
+    }
 }
