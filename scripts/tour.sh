@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-libraries.sh
-swift run -c release shark-tour "$@"
+swift run shark-tour "$@"

@@ -54,4 +54,23 @@ struct ChangeTrackingTests {
         #expect(try store.find(Person.self, id: person.id)?.scratch == 0)
         #expect(!Person.schema.columns.contains { $0.name == "scratch" })
     }
+
+    @Test("change tracking past 64 columns", arguments: TestDriver.allCases)
+    func manyColumns(driver: TestDriver) throws {
+        let log = StatementLog()
+        let store = try driver.makeStore(log: log)
+        defer { store.close() }
+        let wide = VeryWide()
+        try store.commit(wide)
+        log.reset()
+        wide.p3 = -3
+        wide.p66 = -66
+        wide.p70 = -70
+        #expect(wide.changedProperties == ["p3", "p66", "p70"])
+        try store.commit(wide)
+        let update = try #require(log.writes.first)
+        #expect(update.contains("\"p66\"") && update.contains("\"p70\"") && !update.contains("\"p65\""))
+        let back = try #require(try store.find(VeryWide.self, id: wide.id))
+        #expect(back.p3 == -3 && back.p66 == -66 && back.p70 == -70 && back.p69 == 69)
+    }
 }
