@@ -35,12 +35,14 @@ struct KeyedRow: SortedElement {
 }
 
 /// An entry of a secondary index: the indexed values, then the row's key as a tie-break
-/// (which also makes every entry unique). The first value is held apart so that entries of
-/// single-column indexes (the common case) allocate nothing.
+/// (which also makes every entry unique), and the row itself (a shared reference, not a
+/// copy) so that an index scan reads rows without a lookup by key. The first value is held
+/// apart so that entries of single-column indexes (the common case) allocate nothing.
 struct IndexEntry: SortedElement {
     let first: Value
     let rest: [Value]
     let key: Value
+    let row: Row
 
     /// The indexed values.
     var values: [Value] { [first] + rest }
@@ -63,7 +65,7 @@ struct MemoryIndex {
     var entries = SortedList<IndexEntry>()
 
     func entry(for row: Row) -> IndexEntry {
-        IndexEntry(first: row[columns[0]], rest: columns.dropFirst().map { row[$0] }, key: row[0])
+        IndexEntry(first: row[columns[0]], rest: columns.dropFirst().map { row[$0] }, key: row[0], row: row)
     }
 }
 
@@ -121,6 +123,8 @@ struct MemoryTable {
             if IndexEntry.compare(before, after) != 0 {
                 indexes[index].entries.remove(before)
                 indexes[index].entries.insert(after)
+            } else {
+                indexes[index].entries.replace(after)  // same place, new row
             }
         }
     }

@@ -88,7 +88,7 @@ struct QueryExecution {
             let start = entries.firstPosition { Self.isBelow($0.first, lower) }
             entries.forEach(from: start) { entry in
                 guard !Self.isAbove(entry.first, upper) else { return false }
-                guard let row = table.row(forKey: entry.key) else { return true }
+                let row = entry.row
                 return test(row) ? accept(row) : true
             }
         case .indexValues(let position, let values):
@@ -99,7 +99,7 @@ struct QueryExecution {
                 var stop = false
                 entries.forEach(from: start) { entry in
                     guard SQLiteSemantics.compare(entry.first, value) == 0 else { return false }
-                    guard let row = table.row(forKey: entry.key) else { return true }
+                    let row = entry.row
                     if test(row), !accept(row) {
                         stop = true
                         return false
@@ -111,7 +111,7 @@ struct QueryExecution {
         case .indexOrder(let position):
             let entries = table.indexes[position].entries
             entries.forEach(from: entries.startPosition) { entry in
-                guard let row = table.row(forKey: entry.key) else { return true }
+                let row = entry.row
                 return test(row) ? accept(row) : true
             }
         }
