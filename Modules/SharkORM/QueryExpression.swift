@@ -79,36 +79,73 @@ extension QueryExpression {
     /// // sql == "(\"age\" >= ?)", arguments == [.integer(18)]
     /// ```
     public func sql(arguments: inout [Value]) -> String {
+        var text = ""
+        appendSQL(to: &text, arguments: &arguments)
+        return text
+    }
+
+    /// Appends the expression's SQL to `text`: one growing string rather than a string per
+    /// node, since this runs for every query a SQL driver executes.
+    public func appendSQL(to text: inout String, arguments: inout [Value]) {
         switch self {
         case .column(let name):
-            return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            text += "\""
+            text += name.contains("\"") ? name.replacingOccurrences(of: "\"", with: "\"\"") : name
+            text += "\""
         case .value(let value):
             arguments.append(value)
-            return "?"
+            text += "?"
         case .comparison(let op, let lhs, let rhs):
-            return "(\(lhs.sql(arguments: &arguments)) \(op.rawValue) \(rhs.sql(arguments: &arguments)))"
+            binary(op.rawValue, lhs, rhs, &text, &arguments)
         case .arithmetic(let op, let lhs, let rhs):
-            return "(\(lhs.sql(arguments: &arguments)) \(op.rawValue) \(rhs.sql(arguments: &arguments)))"
+            binary(op.rawValue, lhs, rhs, &text, &arguments)
         case .and(let lhs, let rhs):
-            return "(\(lhs.sql(arguments: &arguments)) AND \(rhs.sql(arguments: &arguments)))"
+            binary("AND", lhs, rhs, &text, &arguments)
         case .or(let lhs, let rhs):
-            return "(\(lhs.sql(arguments: &arguments)) OR \(rhs.sql(arguments: &arguments)))"
+            binary("OR", lhs, rhs, &text, &arguments)
         case .not(let operand):
-            return "(NOT \(operand.sql(arguments: &arguments)))"
+            text += "(NOT "
+            operand.appendSQL(to: &text, arguments: &arguments)
+            text += ")"
         case .isNull(let operand):
-            return "(\(operand.sql(arguments: &arguments)) IS NULL)"
+            text += "("
+            operand.appendSQL(to: &text, arguments: &arguments)
+            text += " IS NULL)"
         case .isIn(let operand, let values):
-            let lhs = operand.sql(arguments: &arguments)
             // `x IN ()` is false for every x, NULL included: say so plainly.
-            if values.isEmpty { return "0" }
+            guard !values.isEmpty else {
+                text += "0"
+                return
+            }
+            text += "("
+            operand.appendSQL(to: &text, arguments: &arguments)
+            text += " IN ("
+            for index in values.indices { text += index == 0 ? "?" : ", ?" }
+            text += "))"
             arguments += values
-            return "(\(lhs) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", "))))"
         case .like(let operand, let pattern):
-            return "(\(operand.sql(arguments: &arguments)) LIKE \(pattern.sql(arguments: &arguments)))"
+            binary("LIKE", operand, pattern, &text, &arguments)
         case .between(let operand, let lower, let upper):
-            let subject = operand.sql(arguments: &arguments)
-            return "(\(subject) BETWEEN \(lower.sql(arguments: &arguments)) AND \(upper.sql(arguments: &arguments)))"
+            text += "("
+            operand.appendSQL(to: &text, arguments: &arguments)
+            text += " BETWEEN "
+            lower.appendSQL(to: &text, arguments: &arguments)
+            text += " AND "
+            upper.appendSQL(to: &text, arguments: &arguments)
+            text += ")"
         }
+    }
+
+    private func binary(
+        _ op: String, _ lhs: QueryExpression, _ rhs: QueryExpression, _ text: inout String, _ arguments: inout [Value]
+    ) {
+        text += "("
+        lhs.appendSQL(to: &text, arguments: &arguments)
+        text += " "
+        text += op
+        text += " "
+        rhs.appendSQL(to: &text, arguments: &arguments)
+        text += ")"
     }
 }
 

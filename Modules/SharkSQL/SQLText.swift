@@ -94,11 +94,21 @@ struct QueryCompiler {
     /// The key is always the last ordering term, so rows that tie come back in key order on
     /// every driver.
     mutating func select(_ query: QueryDescription, statements: EntityStatements, columns: String) -> String {
-        var sql = "SELECT \(columns) FROM \(statements.table)"
-        if let predicate = query.predicate { sql += " WHERE " + compile(predicate) }
-        var terms = query.ordering.map { compile($0.expression) + ($0.ascending ? "" : " DESC") }
-        terms.append(statements.key)
-        sql += " ORDER BY " + terms.joined(separator: ", ")
+        var sql = "SELECT "
+        sql.reserveCapacity(columns.utf8.count + 128)
+        sql += columns
+        sql += " FROM "
+        sql += statements.table
+        if let predicate = query.predicate {
+            sql += " WHERE "
+            predicate.appendSQL(to: &sql, arguments: &arguments)
+        }
+        sql += " ORDER BY "
+        for term in query.ordering {
+            term.expression.appendSQL(to: &sql, arguments: &arguments)
+            sql += term.ascending ? ", " : " DESC, "
+        }
+        sql += statements.key
         sql += limitClause(query)
         return sql
     }
