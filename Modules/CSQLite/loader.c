@@ -82,6 +82,7 @@ int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *ap
     SHARK_REQUIRED(get_autocommit, "sqlite3_get_autocommit");
     SHARK_REQUIRED(free, "sqlite3_free");
     SHARK_REQUIRED(interrupt, "sqlite3_interrupt");
+    SHARK_REQUIRED(db_config, "sqlite3_db_config");
     SHARK_OPTIONAL(key, "sqlite3_key");
     SHARK_OPTIONAL(rekey, "sqlite3_rekey");
     // Found through the library's dependencies (its libcrypto), in its own namespace.

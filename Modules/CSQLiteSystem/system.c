@@ -48,4 +48,5 @@ void shark_sqlite3_api_system(shark_sqlite3_api *api) {
     SHARK_SET(get_autocommit, sqlite3_get_autocommit);
     SHARK_SET(free, sqlite3_free);
     SHARK_SET(interrupt, sqlite3_interrupt);
+    SHARK_SET(db_config, sqlite3_db_config);
 }

@@ -43,6 +43,12 @@ public final class SQLiteConnection {
             throw SQLErrors.error(code: code, message: message, sql: nil, path: path)
         }
         _ = api.pointee.extended_result_codes(db, 1)
+        if library.dialect.canRefuseDoubleQuotedStrings {
+            // A double-quoted name that matches no column would otherwise silently become a
+            // string literal: make it the error it is.
+            _ = shark_db_config_int(api, db, SHARK_SQLITE_DBCONFIG_DQS_DML, 0)
+            _ = shark_db_config_int(api, db, SHARK_SQLITE_DBCONFIG_DQS_DDL, 0)
+        }
         do {
             try configure(self)
         } catch {

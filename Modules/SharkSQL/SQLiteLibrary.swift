@@ -44,6 +44,8 @@ public struct SQLDialect: Sendable, Hashable {
     public var hasRenameColumn: Bool { versionNumber >= 3_025_000 }
     /// `ALTER TABLE … DROP COLUMN` (3.35).
     public var hasDropColumn: Bool { versionNumber >= 3_035_000 }
+    /// `SQLITE_DBCONFIG_DQS_DML`/`_DDL`: refusing double-quoted string literals (3.29).
+    public var canRefuseDoubleQuotedStrings: Bool { versionNumber >= 3_029_000 }
     /// `… RETURNING` (3.35).
     public var hasReturning: Bool { versionNumber >= 3_035_000 }
 }

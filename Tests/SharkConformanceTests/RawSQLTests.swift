@@ -30,6 +30,10 @@ struct RawSQLTests {
             #expect(try store.execute("UPDATE Person SET age = age + 1 WHERE name LIKE ?", "A%") == 2)
             #expect(try Person.query(in: store).where(\.age == 37).count() == 1)
             #expect(throws: SharkError.self) { try store.rows("SELEC nonsense") }
+            if driver == .sqlite {
+                // A misspelt column is an error, not the string literal SQLite would make it.
+                #expect(throws: SharkError.self) { try store.rows("SELECT \"nmae\" FROM Person") }
+            }
         }
     }
 }

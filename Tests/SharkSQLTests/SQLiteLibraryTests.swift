@@ -41,6 +41,7 @@ struct SQLiteLibraryTests {
         #expect(!cipher.hasPrepareV3 && !cipher.hasUpsert && !cipher.hasDropColumn && !cipher.hasReturning)
         let modern = SQLDialect(versionNumber: 3_040_001)
         #expect(modern.hasPrepareV3 && modern.hasUpsert && modern.hasRenameColumn && modern.hasDropColumn)
+        #expect(modern.canRefuseDoubleQuotedStrings && !cipher.canRefuseDoubleQuotedStrings)
     }
 }
 

@@ -42,6 +42,9 @@ typedef void (*shark_sqlite3_destructor)(void *);
 
 #define SHARK_SQLITE_PREPARE_PERSISTENT 0x01
 
+#define SHARK_SQLITE_DBCONFIG_DQS_DML 1013
+#define SHARK_SQLITE_DBCONFIG_DQS_DDL 1014
+
 #define SHARK_SQLITE_INTEGER 1
 #define SHARK_SQLITE_FLOAT 2
 #define SHARK_SQLITE_TEXT 3
@@ -91,6 +94,7 @@ typedef struct shark_sqlite3_api {
     void (*interrupt)(shark_sqlite3 *);
     int (*key)(shark_sqlite3 *, const void *, int);    // optional: SQLCipher only
     int (*rekey)(shark_sqlite3 *, const void *, int);  // optional: SQLCipher only
+    int (*db_config)(shark_sqlite3 *, int, ...);
     // optional: OpenSSL's PKCS5_PBKDF2_HMAC_SHA1 from SQLCipher's own libcrypto, to derive a
     // passphrase's key once instead of once per connection. Returns 1 on success.
     int (*pbkdf2_hmac_sha1)(const char *pass, int pass_length, const unsigned char *salt, int salt_length,
@@ -130,6 +134,12 @@ static inline int shark_bind_double(const shark_sqlite3_api *api, shark_sqlite3_
 static inline int shark_bind_null(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt,
                                   int index) {
     return api->bind_null(stmt, index);
+}
+
+/// `sqlite3_db_config(db, op, value, NULL)` for the integer options: the C function is
+/// variadic, which Swift cannot call through a pointer.
+static inline int shark_db_config_int(const shark_sqlite3_api *api, shark_sqlite3 *db, int op, int value) {
+    return api->db_config(db, op, value, (int *)0);
 }
 
 static inline int shark_step(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt) {
