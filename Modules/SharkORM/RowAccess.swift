@@ -50,8 +50,8 @@ extension RowWriter {
     }
 }
 
-/// A row held as an array of values: what a driver that keeps rows as values reads from,
-/// and what a ``ValueRowWriter`` produces.
+/// A row held as an array of values: what a driver that keeps rows as values (the memory
+/// engine) hands to generated decoders.
 public struct ValueRow: RowReader, Sendable, Hashable {
     public var values: [Value]
 
@@ -64,25 +64,6 @@ public struct ValueRow: RowReader, Sendable, Hashable {
     public func text(at index: Int32) -> String { values[Int(index)].coercedToText() }
     public func blob(at index: Int32) -> Data { values[Int(index)].coercedToBlob() }
     public func value(at index: Int32) -> Value { values[Int(index)] }
-}
-
-/// Collects written columns into a ``ValueRow``.
-///
-/// ```swift
-/// let writer = ValueRowWriter(count: M._sharkSchemaColumns.count)
-/// try object._sharkWrite(column: 1, to: writer, at: 1)
-/// print(writer.row.values[1])
-/// ```
-public final class ValueRowWriter: RowWriter {
-    public private(set) var row: ValueRow
-
-    public init(count: Int) { row = ValueRow(count: count) }
-
-    public func writeNull(at index: Int32) { row.values[Int(index)] = .null }
-    public func write(_ value: Int64, at index: Int32) { row.values[Int(index)] = .integer(value) }
-    public func write(_ value: Double, at index: Int32) { row.values[Int(index)] = .real(value) }
-    public func write(_ value: String, at index: Int32) { row.values[Int(index)] = .text(value) }
-    public func write(_ value: Data, at index: Int32) { row.values[Int(index)] = .blob(value) }
 }
 
 extension Value {
