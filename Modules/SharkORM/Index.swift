@@ -24,14 +24,17 @@ public struct Index<Root: Model>: Sendable {
         Index(keyPaths: keyPaths, isUnique: true)
     }
 
-    /// The schema of this index. Key paths that are not persisted properties are a
-    /// programming error and stop the program with a message naming the entity.
-    func schema() -> IndexSchema {
-        let columns = keyPaths.map { keyPath -> String in
+    /// The schema of this index; an index on a property that is not persisted is a
+    /// ``SharkError/schemaMismatch(entity:reason:)``.
+    func schema() throws(SharkError) -> IndexSchema {
+        var columns: [String] = []
+        for keyPath in keyPaths {
             guard let index = Root._sharkColumnIndex(for: keyPath) else {
-                preconditionFailure("an index of \(Root.self) names a property that is not persisted")
+                throw SharkError.schemaMismatch(
+                    entity: Root._sharkEntityName,
+                    reason: "an index names a property that is not persisted (transient or computed)")
             }
-            return Root._sharkSchemaColumns[Int(index)].name
+            columns.append(Root._sharkSchemaColumns[Int(index)].name)
         }
         return IndexSchema(entity: Root._sharkEntityName, columns: columns, isUnique: isUnique)
     }

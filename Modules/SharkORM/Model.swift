@@ -65,13 +65,28 @@ extension Model {
     public func didUpdate() {}
     public func didDelete() {}
 
-    /// The full schema of the entity, indexes included.
+    /// The full schema of the entity, indexes included. Fails when an index names a
+    /// property that is not persisted.
+    ///
+    /// ```swift
+    /// let schema = try Person.validatedSchema()
+    /// print(schema.columns.map(\.name), schema.indexes.map(\.columns))
+    /// ```
+    public static func validatedSchema() throws(SharkError) -> EntitySchema {
+        var indexSchemas: [IndexSchema] = []
+        for index in indexes { indexSchemas.append(try index.schema()) }
+        return EntitySchema(
+            name: _sharkEntityName, keyKind: _sharkKeyKind, columns: _sharkSchemaColumns, indexes: indexSchemas)
+    }
+
+    /// The full schema of the entity, leaving out any index that names a property that is
+    /// not persisted (``validatedSchema()`` reports those; a store refuses them).
     public static var schema: EntitySchema {
         EntitySchema(
             name: _sharkEntityName,
             keyKind: _sharkKeyKind,
             columns: _sharkSchemaColumns,
-            indexes: indexes.map { $0.schema() }
+            indexes: indexes.compactMap { try? $0.schema() }
         )
     }
 

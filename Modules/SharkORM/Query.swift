@@ -13,6 +13,8 @@ public struct Query<Root: Model> {
     public let store: Store
     /// The AST the drivers receive.
     public private(set) var description: QueryDescription
+    /// Why the query cannot run, if a predicate or ordering was invalid; running it throws.
+    public private(set) var problem: SharkError?
 
     public init(_ type: Root.Type = Root.self, in store: Store) {
         self.store = store
@@ -22,6 +24,7 @@ public struct Query<Root: Model> {
     /// Keeps only objects matching `predicate`; several `where` calls combine with AND.
     public func `where`(_ predicate: QueryPredicate<Root>) -> Query {
         var copy = self
+        copy.problem = problem ?? predicate.problem
         if let existing = description.predicate {
             copy.description.predicate = .and(existing, predicate.expression)
         } else {
@@ -57,12 +60,14 @@ public struct Query<Root: Model> {
     /// Every matching object, in order.
     @inlinable
     public func fetch() throws -> [Root] {
-        try store.fetch(description, as: Root.self)
+        if let problem { throw problem }
+        return try store.fetch(description, as: Root.self)
     }
 
     /// The first matching object, or nil.
     @inlinable
     public func first() throws -> Root? {
+        if let problem { throw problem }
         var copy = description
         copy.limit = 1
         return try store.fetch(copy, as: Root.self).first
@@ -70,13 +75,18 @@ public struct Query<Root: Model> {
 
     /// How many objects match (limit and offset applied).
     public func count() throws -> Int {
+        if let problem { throw problem }
         let schema = try store.schema(for: Root.self)
         return try store.withReader { try $0.count(description, schema: schema) }
     }
 
     private func ordered<V>(_ keyPath: KeyPath<Root, V>, ascending: Bool) -> Query {
         var copy = self
-        copy.description.ordering.append(Ordering(QueryPredicate<Root>.column(keyPath), ascending: ascending))
+        do {
+            copy.description.ordering.append(Ordering(try QueryPredicate<Root>.column(keyPath), ascending: ascending))
+        } catch {
+            copy.problem = problem ?? error
+        }
         return copy
     }
 }

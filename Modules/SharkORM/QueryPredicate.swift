@@ -11,73 +11,105 @@ import Foundation
 ///
 /// Comparisons follow SQL: `\.nickname == nil` becomes `IS NULL`, and any other comparison
 /// with a NULL column is false.
+///
+/// A predicate on a property that is not persisted (a `@Transient` one, or a computed one),
+/// or with a value of a type that cannot be stored, does not crash: the query that uses it
+/// throws ``SharkError/invalidQuery(_:)``.
 public struct QueryPredicate<Root: Model> {
     /// The AST this predicate compiles to.
     public let expression: QueryExpression
+    /// Why the predicate cannot run, when it cannot.
+    public let problem: SharkError?
 
-    public init(_ expression: QueryExpression) { self.expression = expression }
+    public init(_ expression: QueryExpression) {
+        self.expression = expression
+        self.problem = nil
+    }
+
+    init(_ expression: QueryExpression, problem: SharkError?) {
+        self.expression = expression
+        self.problem = problem
+    }
+
+    /// A predicate built by `make`, or one that carries the error `make` threw.
+    static func build(_ make: () throws(SharkError) -> QueryExpression) -> QueryPredicate {
+        do {
+            return QueryPredicate(try make())
+        } catch {
+            return QueryPredicate(.value(.null), problem: error)
+        }
+    }
 
     /// `keyPath LIKE pattern`: `%` matches any run, `_` one character; ASCII letters match
     /// regardless of case.
     public static func like(_ keyPath: KeyPath<Root, String>, _ pattern: String) -> QueryPredicate {
-        QueryPredicate(.like(column(keyPath), .value(.text(pattern))))
+        build { () throws(SharkError) in .like(try column(keyPath), .value(.text(pattern))) }
     }
 
     /// `keyPath LIKE pattern` on an optional string.
     public static func like(_ keyPath: KeyPath<Root, String?>, _ pattern: String) -> QueryPredicate {
-        QueryPredicate(.like(column(keyPath), .value(.text(pattern))))
+        build { () throws(SharkError) in .like(try column(keyPath), .value(.text(pattern))) }
     }
 
     /// The property's value is one of `values`.
     public static func isIn<V>(_ keyPath: KeyPath<Root, V>, _ values: some Sequence<V>) -> QueryPredicate {
-        QueryPredicate(.isIn(column(keyPath), values.map { storedValue($0) }))
+        build { () throws(SharkError) in
+            var stored: [Value] = []
+            for value in values { stored.append(try storedValue(value)) }
+            return .isIn(try column(keyPath), stored)
+        }
     }
 
     /// `lower <= value <= upper`.
     public static func between<V: Comparable>(_ keyPath: KeyPath<Root, V>, _ lower: V, _ upper: V) -> QueryPredicate {
-        QueryPredicate(.between(column(keyPath), .value(storedValue(lower)), .value(storedValue(upper))))
+        build { () throws(SharkError) in
+            .between(try column(keyPath), .value(try storedValue(lower)), .value(try storedValue(upper)))
+        }
     }
 
     /// The property is nil.
     public static func isNil<V>(_ keyPath: KeyPath<Root, V?>) -> QueryPredicate {
-        QueryPredicate(.isNull(column(keyPath)))
+        build { () throws(SharkError) in .isNull(try column(keyPath)) }
     }
 
     /// The property is not nil.
     public static func isNotNil<V>(_ keyPath: KeyPath<Root, V?>) -> QueryPredicate {
-        QueryPredicate(.not(.isNull(column(keyPath))))
+        build { () throws(SharkError) in .not(.isNull(try column(keyPath))) }
     }
 
     /// Always true: matches every object.
     public static var all: QueryPredicate { QueryPredicate(.value(.integer(1))) }
 
-    static func column(_ keyPath: AnyKeyPath) -> QueryExpression {
+    static func column(_ keyPath: AnyKeyPath) throws(SharkError) -> QueryExpression {
         guard let index = Root._sharkColumnIndex(for: keyPath) else {
-            preconditionFailure("a predicate on \(Root.self) uses a property that is not persisted")
+            throw SharkError.invalidQuery(
+                "a query on \(Root._sharkEntityName) uses a property that is not persisted (transient or computed)")
         }
         return .column(Root._sharkSchemaColumns[Int(index)].name)
     }
 
     static func compare<V>(_ keyPath: KeyPath<Root, V>, _ op: ComparisonOperator, _ value: V) -> QueryPredicate {
-        let stored = storedValue(value)
-        if stored.isNull {
-            switch op {
-            case .equal: return QueryPredicate(.isNull(column(keyPath)))
-            case .notEqual: return QueryPredicate(.not(.isNull(column(keyPath))))
-            default: break
+        build { () throws(SharkError) in
+            let stored = try storedValue(value)
+            if stored.isNull {
+                switch op {
+                case .equal: return .isNull(try column(keyPath))
+                case .notEqual: return .not(.isNull(try column(keyPath)))
+                default: break
+                }
             }
+            return .comparison(op, try column(keyPath), .value(stored))
         }
-        return QueryPredicate(.comparison(op, column(keyPath), .value(stored)))
     }
 }
 
 /// Converts a property value of any supported type to the value stored for it, the same way
 /// generated model code does: built-ins natively, enums by raw value, other Codable values as
 /// JSON. Used where the static type is not known to the compiler (predicate arguments).
-public func storedValue(_ value: Any) -> Value {
+public func storedValue(_ value: Any) throws(SharkError) -> Value {
     if let optional = value as? any _SharkOptional {
         guard let wrapped = optional._sharkWrapped else { return .null }
-        return storedValue(wrapped)
+        return try storedValue(wrapped)
     }
     if let value = value as? any ColumnConvertible { return value.columnValue }
     if let value = value as? any RawRepresentable, let raw = value.rawValue as? any ColumnConvertible {
@@ -87,7 +119,7 @@ public func storedValue(_ value: Any) -> Value {
         return .text(json)
     }
     if let value = value as? Value { return value }
-    preconditionFailure("\(type(of: value)) is not a type SharkORM can store")
+    throw SharkError.invalidQuery("\(type(of: value)) is not a type SharkORM can store or compare")
 }
 
 /// Lets ``storedValue(_:)`` see through optionals.
@@ -120,11 +152,11 @@ public func >= <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> QueryPredicate
     .compare(lhs, .greaterOrEqual, rhs)
 }
 public func && <Root>(lhs: QueryPredicate<Root>, rhs: QueryPredicate<Root>) -> QueryPredicate<Root> {
-    QueryPredicate(.and(lhs.expression, rhs.expression))
+    QueryPredicate(.and(lhs.expression, rhs.expression), problem: lhs.problem ?? rhs.problem)
 }
 public func || <Root>(lhs: QueryPredicate<Root>, rhs: QueryPredicate<Root>) -> QueryPredicate<Root> {
-    QueryPredicate(.or(lhs.expression, rhs.expression))
+    QueryPredicate(.or(lhs.expression, rhs.expression), problem: lhs.problem ?? rhs.problem)
 }
 public prefix func ! <Root>(operand: QueryPredicate<Root>) -> QueryPredicate<Root> {
-    QueryPredicate(.not(operand.expression))
+    QueryPredicate(.not(operand.expression), problem: operand.problem)
 }

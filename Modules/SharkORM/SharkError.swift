@@ -46,6 +46,9 @@ public enum SharkError: Error, Sendable, Equatable {
     case invalidKey(entity: String, reason: String)
     /// No store was given and no default store is set.
     case noStore
+    /// A query cannot run as written: a predicate or ordering on a property that is not
+    /// persisted, or a value of a type that cannot be stored.
+    case invalidQuery(String)
     /// The driver does not support the operation (raw SQL on the memory engine, say).
     case unsupported(String)
     /// The store was closed.
@@ -97,6 +100,8 @@ extension SharkError: CustomStringConvertible, LocalizedError {
             return "invalid key for \(entity): \(reason)"
         case .noStore:
             return "no store: pass one, or set Store.default at start-up"
+        case .invalidQuery(let why):
+            return "invalid query: \(why)"
         case .unsupported(let what):
             return "unsupported: \(what)"
         case .closed:

@@ -64,7 +64,7 @@ public final class Store: Sendable {
         return try writeLock.withLock {
             try checkOpen()
             if let schema = schemas.withLock({ $0[id] }) { return schema }
-            let schema = M.schema
+            let schema = try M.validatedSchema()
             try driver.writer.apply(schema)
             schemas.withLock { applied in
                 // Another model class stored under the same entity name is no longer in step

@@ -81,4 +81,30 @@ struct ErrorTests {
         guard Store.default == nil else { return }
         #expect(throws: SharkError.noStore) { try Person(name: "Ada").commit() }
     }
+
+    @Test(
+        "queries and indexes on properties that are not stored fail with typed errors", arguments: TestDriver.allCases)
+    func notPersistedProperties(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.commit(Person(name: "Ada", payrollNumber: 1))
+        let query = try Person.query(in: store)
+        #expect {
+            try query.where(\.scratch == 1).fetch()
+        } throws: { error in
+            if case SharkError.invalidQuery = error { return true }
+            return false
+        }
+        #expect(throws: SharkError.self) { try query.where(\.name == "Ada" && \.vetoInsert == true).count() }
+        #expect(throws: SharkError.self) { try query.orderBy(\.scratch).first() }
+        #expect(throws: SharkError.self) { try query.where(.isIn(\.name, ["Ada"])).orderBy(\.events.count).fetch() }
+        #expect {
+            try store.commit(BadIndex())
+        } throws: { error in
+            guard case SharkError.schemaMismatch(let entity, _) = error else { return false }
+            return entity == "BadIndex"
+        }
+        // The valid query still runs.
+        #expect(try query.where(\.name == "Ada").count() == 1)
+    }
 }

@@ -217,3 +217,11 @@ final class VeryWide {
     var p69: Int = 69
     var p70: Int = 70
 }
+
+/// An index on a transient property: a declaration mistake the store must refuse.
+@Model
+final class BadIndex {
+    var name: String = ""
+    @Transient var scratch = 0
+    static let indexes: [Index<BadIndex>] = [.on(\.scratch)]
+}
