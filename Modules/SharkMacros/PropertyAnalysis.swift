@@ -116,7 +116,12 @@ struct ModelAnalysis {
                 Diagnostic(node: type, message: ModelDiagnostic.unsupportedType(property: identifier, type: reason)))
             return nil
         }
-        if binding.initializer == nil && !type.is(OptionalTypeSyntax.self) { allStoredHaveValues = false }
+        // A UUID key without an initial value gets a new v7 UUID (see PersistedPropertyMacro),
+        // so it does not stop the macro from generating `init()`.
+        let isDefaultedKey = identifier == "id" && ["UUID", "Foundation.UUID"].contains(type.trimmedDescription)
+        if binding.initializer == nil && !type.is(OptionalTypeSyntax.self) && !isDefaultedKey {
+            allStoredHaveValues = false
+        }
         return PersistedProperty(
             name: identifier, type: type.trimmed, initializer: binding.initializer?.value.trimmed, column: 0,
             isSynthesized: false)

@@ -156,4 +156,24 @@ struct CRUDTests {
         try fetched.remove()
         #expect(try Person.query(in: store).count() == 0)
     }
+
+    @Test("a UUID key without an initial value gets a new time-ordered one", arguments: TestDriver.allCases)
+    func defaultUUIDKeys(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let tags = (0..<20).map { index -> Tagged in
+            let tag = Tagged()
+            tag.label = "t\(index)"
+            return tag
+        }
+        #expect(Set(tags.map(\.id)).count == 20)
+        // Version 7, and in creation order.
+        #expect(
+            tags.allSatisfy {
+                $0.id.uuidString[$0.id.uuidString.index($0.id.uuidString.startIndex, offsetBy: 14)] == "7"
+            })
+        #expect(tags.map(\.id.uuidString) == tags.map(\.id.uuidString).sorted())
+        try store.commit(tags)
+        #expect(try Tagged.query(in: store).fetch().map(\.label) == tags.map(\.label))
+    }
 }

@@ -225,3 +225,10 @@ final class BadIndex {
     @Transient var scratch = 0
     static let indexes: [Index<BadIndex>] = [.on(\.scratch)]
 }
+
+/// A UUID key with no initial value and no initializer: the macro gives it a v7 UUID.
+@Model
+final class Tagged {
+    var id: UUID
+    var label: String = ""
+}
