@@ -76,9 +76,29 @@ public final class SQLDriverConnection: DriverConnection {
         _ query: QueryDescription, schema: EntitySchema, _ body: (any RowReader) throws -> Void
     ) throws {
         let sql = statements(for: schema)
+        // Lookups by key (`find`, `refresh`) are the most frequent query: their statement is
+        // kept prepared per entity, skipping SQL generation and the cache lookup by text.
+        if let key = Self.keyLookup(in: query, schema: schema) {
+            if sql.preparedFindByKey == nil {
+                var compiler = QueryCompiler()
+                sql.preparedFindByKey = try connection.cachedStatement(
+                    compiler.select(query, statements: sql, columns: sql.selectColumns))
+            }
+            try sql.preparedFindByKey!.run([key, .integer(1)], entity: schema.name) { row in try body(row) }
+            return
+        }
         var compiler = QueryCompiler()
         let text = compiler.select(query, statements: sql, columns: sql.selectColumns)
         try connection.cachedStatement(text).run(compiler.arguments, entity: schema.name) { row in try body(row) }
+    }
+
+    /// The key of a query that is exactly "the row whose key is K" (limit 1, no ordering).
+    private static func keyLookup(in query: QueryDescription, schema: EntitySchema) -> Value? {
+        guard query.limit == 1, query.offset == nil, query.ordering.isEmpty,
+            case .comparison(.equal, .column(let name), .value(let key))? = query.predicate,
+            name == schema.key.name
+        else { return nil }
+        return key
     }
 
     public func count(_ query: QueryDescription, schema: EntitySchema) throws -> Int {

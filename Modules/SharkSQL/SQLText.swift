@@ -10,6 +10,7 @@ final class EntityStatements {
     let schema: EntitySchema
     var preparedInsertWithKey: SQLStatement?
     var preparedInsertWithoutKey: SQLStatement?
+    var preparedFindByKey: SQLStatement?
     /// `UPDATE` texts by the set of columns they write.
     private var updates: [[Int32]: String] = [:]
 
