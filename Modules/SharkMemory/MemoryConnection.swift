@@ -206,10 +206,17 @@ final class MemoryConnection: DriverConnection {
     ) rethrows -> T {
         guard driver.tracer.isEnabled else { return try body() }
         let start = ContinuousClock.now
-        let result = try body()
-        driver.tracer.record(
-            statement: statement(), arguments: arguments(), duration: ContinuousClock.now - start, rows: rows)
-        return result
+        do {
+            let result = try body()
+            driver.tracer.record(
+                statement: statement(), arguments: arguments(), duration: ContinuousClock.now - start, rows: rows)
+            return result
+        } catch {
+            driver.tracer.record(
+                statement: statement(), arguments: arguments(), duration: ContinuousClock.now - start, rows: 0,
+                error: error)
+            throw error
+        }
     }
 
     private func trace(

@@ -19,17 +19,23 @@ public struct TraceEvent: Sendable, CustomStringConvertible {
     public let rows: Int
     /// The driver that ran it.
     public let driver: String
+    /// Why the statement failed, or nil when it succeeded.
+    public let error: String?
 
-    public init(statement: String, arguments: [String], duration: Duration, rows: Int, driver: String) {
+    public init(
+        statement: String, arguments: [String], duration: Duration, rows: Int, driver: String, error: String? = nil
+    ) {
         self.statement = statement
         self.arguments = arguments
         self.duration = duration
         self.rows = rows
         self.driver = driver
+        self.error = error
     }
 
     public var description: String {
         let args = arguments.isEmpty ? "" : " [" + arguments.joined(separator: ", ") + "]"
+        if let error { return "\(statement)\(args) — failed after \(duration): \(error)" }
         return "\(statement)\(args) — \(rows) row(s) in \(duration)"
     }
 }
@@ -50,11 +56,15 @@ public struct Tracer: Sendable {
     /// Whether anybody listens.
     public var isEnabled: Bool { !handlers.isEmpty || logger != nil }
 
-    /// Reports a statement. `arguments` are rendered only when revealed.
-    public func record(statement: String, arguments: [Value], duration: Duration, rows: Int) {
+    /// Reports a statement, and the error it failed with if it did. `arguments` are rendered
+    /// only when revealed.
+    public func record(
+        statement: String, arguments: [Value], duration: Duration, rows: Int, error: (any Error)? = nil
+    ) {
         let rendered = arguments.map { revealsArguments ? $0.description : "?" }
         let event = TraceEvent(
-            statement: statement, arguments: rendered, duration: duration, rows: rows, driver: driverName)
+            statement: statement, arguments: rendered, duration: duration, rows: rows, driver: driverName,
+            error: error.map { "\($0)" })
         for handler in handlers { handler(event) }
         if let logger {
             logger.log(
@@ -64,6 +74,7 @@ public struct Tracer: Sendable {
                     "duration": "\(event.duration)",
                     "rows": "\(rows)",
                     "arguments": "\(rendered.joined(separator: ", "))",
+                    "error": "\(event.error ?? "")",
                 ])
         }
     }

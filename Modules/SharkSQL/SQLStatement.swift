@@ -72,16 +72,26 @@ public final class SQLStatement {
         let start = connection.isTracing ? ContinuousClock.now : nil
         let row = SQLRow(api: api, statement: handle)
         var rows = 0
-        while true {
-            let code = shark_step(api, handle)
-            if code == SHARK_SQLITE_ROW {
-                rows += 1
-                try body(row)
-            } else if code == SHARK_SQLITE_DONE {
-                break
-            } else {
-                throw connection.error(code: code, sql: sql, entity: entity)
+        do {
+            while true {
+                let code = shark_step(api, handle)
+                if code == SHARK_SQLITE_ROW {
+                    rows += 1
+                    try body(row)
+                } else if code == SHARK_SQLITE_DONE {
+                    break
+                } else {
+                    throw connection.error(code: code, sql: sql, entity: entity)
+                }
             }
+        } catch {
+            // A failed statement is reported too, with what went wrong.
+            if let start {
+                connection.tracer.record(
+                    statement: sql, arguments: binder.recorded ?? [], duration: ContinuousClock.now - start,
+                    rows: rows, error: error)
+            }
+            throw error
         }
         if !returnsRows { rows = Int(connection.changes) }
         if let start {

@@ -80,14 +80,16 @@ public final class SQLiteConnection {
         let start = isTracing ? ContinuousClock.now : nil
         var errorMessage: UnsafeMutablePointer<CChar>?
         let code = api.pointee.exec(db, sql, nil, nil, &errorMessage)
-        if let start {
-            tracer.record(statement: sql, arguments: [], duration: ContinuousClock.now - start, rows: 0)
-        }
+        var failure: SharkError?
         if code != SHARK_SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
             api.pointee.free(errorMessage)
-            throw error(code: code, message: message, sql: sql)
+            failure = error(code: code, message: message, sql: sql)
         }
+        if let start {
+            tracer.record(statement: sql, arguments: [], duration: ContinuousClock.now - start, rows: 0, error: failure)
+        }
+        if let failure { throw failure }
     }
 
     /// The single value of the first row of a query (PRAGMAs, counts), or nil without rows.

@@ -20,6 +20,19 @@ struct TracingTests {
         #expect(log.all.allSatisfy { $0.driver == driver.rawValue && $0.duration >= .zero })
     }
 
+    @Test("a failing statement is reported with its error", arguments: TestDriver.allCases)
+    func failuresTraced(driver: TestDriver) throws {
+        let log = StatementLog()
+        let store = try driver.makeStore(log: log)
+        defer { store.close() }
+        try store.commit(Person(name: "Ada", payrollNumber: 1))
+        #expect(throws: SharkError.self) { try store.commit(Person(name: "Grace", payrollNumber: 1)) }
+        let failed = log.all.filter { $0.error != nil }
+        #expect(failed.count == 1)
+        #expect(failed.first?.statement.hasPrefix("INSERT") == true)
+        #expect(failed.first?.error?.contains("payrollNumber") == true)
+    }
+
     @Test("arguments are shown when asked for", arguments: TestDriver.allCases)
     func revealed(driver: TestDriver) throws {
         let log = StatementLog()
