@@ -83,6 +83,16 @@ int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *ap
     SHARK_REQUIRED(free, "sqlite3_free");
     SHARK_REQUIRED(interrupt, "sqlite3_interrupt");
     SHARK_REQUIRED(db_config, "sqlite3_db_config");
+    SHARK_REQUIRED(limit, "sqlite3_limit");
+    SHARK_REQUIRED(create_function_v2, "sqlite3_create_function_v2");
+    SHARK_REQUIRED(user_data, "sqlite3_user_data");
+    SHARK_REQUIRED(value_int64, "sqlite3_value_int64");
+    SHARK_REQUIRED(result_null, "sqlite3_result_null");
+    SHARK_REQUIRED(result_int64, "sqlite3_result_int64");
+    SHARK_REQUIRED(result_double, "sqlite3_result_double");
+    SHARK_REQUIRED(result_text, "sqlite3_result_text");
+    SHARK_REQUIRED(result_blob, "sqlite3_result_blob");
+    SHARK_REQUIRED(result_error, "sqlite3_result_error");
     SHARK_OPTIONAL(key, "sqlite3_key");
     SHARK_OPTIONAL(rekey, "sqlite3_rekey");
     // Found through the library's dependencies (its libcrypto), in its own namespace.

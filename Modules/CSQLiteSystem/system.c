@@ -49,4 +49,14 @@ void shark_sqlite3_api_system(shark_sqlite3_api *api) {
     SHARK_SET(free, sqlite3_free);
     SHARK_SET(interrupt, sqlite3_interrupt);
     SHARK_SET(db_config, sqlite3_db_config);
+    SHARK_SET(limit, sqlite3_limit);
+    SHARK_SET(create_function_v2, sqlite3_create_function_v2);
+    SHARK_SET(user_data, sqlite3_user_data);
+    SHARK_SET(value_int64, sqlite3_value_int64);
+    SHARK_SET(result_null, sqlite3_result_null);
+    SHARK_SET(result_int64, sqlite3_result_int64);
+    SHARK_SET(result_double, sqlite3_result_double);
+    SHARK_SET(result_text, sqlite3_result_text);
+    SHARK_SET(result_blob, sqlite3_result_blob);
+    SHARK_SET(result_error, sqlite3_result_error);
 }

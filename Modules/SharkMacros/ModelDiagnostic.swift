@@ -11,6 +11,7 @@ enum ModelDiagnostic: DiagnosticMessage {
     case lazyProperty(property: String)
     case keyType(type: String)
     case transientWithoutValue(property: String)
+    case reservedName(property: String, why: String)
 
     static let supportedTypes =
         "Bool, Int, Int8, Int16, Int32, Int64, UInt, UInt8, UInt16, UInt32, UInt64, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
@@ -37,6 +38,8 @@ enum ModelDiagnostic: DiagnosticMessage {
             return "the key 'id' has type '\(type)'; a model key must be Int64 (assigned by the store), UUID or String"
         case .transientWithoutValue(let property):
             return "@Transient property '\(property)' needs an initial value"
+        case .reservedName(let property, let why):
+            return "property '\(property)' cannot be declared in a @Model class: \(why); rename it"
         }
     }
 
@@ -52,6 +55,7 @@ enum ModelDiagnostic: DiagnosticMessage {
         case .lazyProperty: id = "lazyProperty"
         case .keyType: id = "keyType"
         case .transientWithoutValue: id = "transientWithoutValue"
+        case .reservedName: id = "reservedName"
         }
         return MessageID(domain: "SharkMacros", id: id)
     }

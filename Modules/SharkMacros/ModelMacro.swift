@@ -47,7 +47,7 @@ extension ModelMacro: MemberMacro {
             }
             return """
                 SharkORM.ColumnSchema(
-                    name: \(stringLiteral(property.name)),
+                    name: \(StringLiteralExprSyntax(content: property.name).description),
                     type: SharkORM._SharkCoding.storageType((\(type)).self),
                     isNullable: SharkORM._SharkCoding.isNullable((\(type)).self),
                     defaultValue: \(defaultValue)
@@ -62,7 +62,7 @@ extension ModelMacro: MemberMacro {
             """)
 
         let keyPathCases = model.properties.map {
-            "if keyPath == \\\(typeName).\($0.name) as AnyKeyPath { return \($0.column) }"
+            "if keyPath == \\\(typeName).\(ModelAnalysis.reference($0.name)) as AnyKeyPath { return \($0.column) }"
         }
         members.append(
             """
@@ -75,7 +75,7 @@ extension ModelMacro: MemberMacro {
         // Reads assign the backing storage directly: going through the setters would mark
         // every column of a freshly read object as changed.
         let reads = model.properties.map {
-            let target = $0.isSynthesized ? $0.name : "_" + $0.name
+            let target = ModelAnalysis.reference($0.isSynthesized ? $0.name : "_" + $0.name)
             return
                 "self.\(target) = try SharkORM._SharkCoding.read((\($0.type.trimmedDescription)).self, from: row, at: \($0.column))"
         }
@@ -90,7 +90,7 @@ extension ModelMacro: MemberMacro {
         }
 
         let writes = model.properties.map {
-            "case \($0.column): try SharkORM._SharkCoding.write(self.\($0.name), to: row, at: position)"
+            "case \($0.column): try SharkORM._SharkCoding.write(self.\(ModelAnalysis.reference($0.name)), to: row, at: position)"
         }
         members.append(
             """
@@ -130,10 +130,6 @@ extension ModelMacro: MemberMacro {
         }
         return nil
     }
-
-    private static func stringLiteral(_ text: String) -> String {
-        "\"" + text + "\""
-    }
 }
 
 extension ModelMacro: MemberAttributeMacro {
@@ -145,7 +141,9 @@ extension ModelMacro: MemberAttributeMacro {
     ) throws -> [AttributeSyntax] {
         guard declaration.is(ClassDeclSyntax.self),
             let variable = member.as(VariableDeclSyntax.self),
-            let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+            let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self).map({
+                ModelAnalysis.name(of: $0.identifier)
+            })
         else { return [] }
         let model = ModelAnalysis(declaration)
         guard model.diagnostics.isEmpty,

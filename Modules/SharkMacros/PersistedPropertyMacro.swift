@@ -17,21 +17,22 @@ extension PersistedPropertyMacro: AccessorMacro {
         in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
         guard let (name, _) = nameAndBinding(declaration), let column = column(of: node) else { return [] }
+        let storage = ModelAnalysis.reference("_" + name)
         return [
             """
-            @storageRestrictions(initializes: _\(raw: name))
+            @storageRestrictions(initializes: \(raw: storage))
             init(initialValue) {
-                _\(raw: name) = initialValue
+                \(raw: storage) = initialValue
             }
             """,
             """
             get {
-                _\(raw: name)
+                \(raw: storage)
             }
             """,
             """
             set {
-                _\(raw: name) = newValue
+                \(raw: storage) = newValue
                 _$shark.markDirty(\(raw: column))
             }
             """,
@@ -46,8 +47,9 @@ extension PersistedPropertyMacro: AccessorMacro {
     static func nameAndBinding(_ declaration: some DeclSyntaxProtocol) -> (String, PatternBindingSyntax)? {
         guard let variable = declaration.as(VariableDeclSyntax.self),
             let binding = variable.bindings.first,
-            let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+            let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
         else { return nil }
+        let name = ModelAnalysis.name(of: pattern.identifier)
         return (name, binding)
     }
 }
@@ -66,7 +68,7 @@ extension PersistedPropertyMacro: PeerMacro {
             initializer = " = UUID.v7()"
         }
         let annotation = type.map { ": " + $0 } ?? ""
-        return ["private var _\(raw: name)\(raw: annotation)\(raw: initializer)"]
+        return ["private var \(raw: ModelAnalysis.reference("_" + name))\(raw: annotation)\(raw: initializer)"]
     }
 }
 

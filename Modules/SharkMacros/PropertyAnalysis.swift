@@ -48,6 +48,22 @@ struct ModelAnalysis {
             guard let property = analyse(variable) else { continue }
             if property.name == "id" { key = property } else { others.append(property) }
         }
+        let persistedNames = Set(([key].compactMap { $0 } + others).map(\.name))
+        var memberNames: [(String, Syntax)] = []
+        for member in declaration.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            for binding in variable.bindings {
+                if let pattern = binding.pattern.as(IdentifierPatternSyntax.self) {
+                    memberNames.append((Self.name(of: pattern.identifier), Syntax(pattern)))
+                }
+            }
+        }
+        for (name, node) in memberNames {
+            if let problem = Self.reservedProblem(name, siblings: persistedNames) {
+                diagnostics.append(
+                    Diagnostic(node: node, message: ModelDiagnostic.reservedName(property: name, why: problem)))
+            }
+        }
         if let key {
             let written = key.type.trimmedDescription
             if !["Int64", "Swift.Int64", "UUID", "Foundation.UUID", "String", "Swift.String"].contains(written) {
@@ -72,7 +88,7 @@ struct ModelAnalysis {
             return name == "Transient" || name == "SharkORM.Transient"
         }
         guard let binding = variable.bindings.first,
-            let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+            let identifier = binding.pattern.as(IdentifierPatternSyntax.self).map({ Self.name(of: $0.identifier) })
         else { return nil }
         if let accessors = binding.accessorBlock {
             switch accessors.accessors {
@@ -125,6 +141,43 @@ struct ModelAnalysis {
         return PersistedProperty(
             name: identifier, type: type.trimmed, initializer: binding.initializer?.value.trimmed, column: 0,
             isSynthesized: false)
+    }
+
+    /// An identifier as the compiler sees it: `` `where` `` is the property `where`.
+    static func name(of token: TokenSyntax) -> String {
+        let text = token.text
+        guard text.count >= 2, text.hasPrefix("`"), text.hasSuffix("`") else { return text }
+        return String(text.dropFirst().dropLast())
+    }
+
+    /// `name` as Swift source that refers to it whatever it is: in backticks when it is a
+    /// keyword (`where`) or a raw identifier (`first name`), as written otherwise.
+    static func reference(_ name: String) -> String {
+        let isPlain =
+            name.first.map { $0 == "_" || $0.isLetter } == true
+            && name.allSatisfy { $0 == "_" || $0.isLetter || $0.isNumber }
+        return isPlain && !keywords.contains(name) ? name : "`" + name + "`"
+    }
+
+    /// Swift's keywords, which need backticks to be used as names.
+    static let keywords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init",
+        "inout", "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public",
+        "rethrows", "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue",
+        "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw",
+        "switch", "where", "while", "Any", "as", "await", "false", "is", "nil", "self", "Self", "super", "throws",
+        "true", "try", "_",
+    ]
+
+    /// Names @Model generates members under, which a property must not take.
+    static func reservedProblem(_ name: String, siblings: Set<String>) -> String? {
+        if name.hasPrefix("_$shark") || name.hasPrefix("_shark") {
+            return "names starting with '_shark' or '_$shark' are reserved for the members @Model generates"
+        }
+        if name.hasPrefix("_"), siblings.contains(String(name.dropFirst())) {
+            return "@Model stores property '\(name.dropFirst())' in a generated '\(name)'"
+        }
+        return nil
     }
 
     /// The type of a literal initializer, for properties declared without an annotation.

@@ -8,8 +8,8 @@ indirect enum CompiledExpression {
     case value(Value)
     case comparison(ComparisonOperator, CompiledExpression, CompiledExpression)
     case arithmetic(ArithmeticOperator, CompiledExpression, CompiledExpression)
-    case and(CompiledExpression, CompiledExpression)
-    case or(CompiledExpression, CompiledExpression)
+    case and([CompiledExpression])
+    case or([CompiledExpression])
     case not(CompiledExpression)
     case isNull(CompiledExpression)
     case isIn(CompiledExpression, [Value])
@@ -29,8 +29,8 @@ indirect enum CompiledExpression {
             self = .comparison(op, try Self(lhs, schema: schema), try Self(rhs, schema: schema))
         case .arithmetic(let op, let lhs, let rhs):
             self = .arithmetic(op, try Self(lhs, schema: schema), try Self(rhs, schema: schema))
-        case .and(let lhs, let rhs): self = .and(try Self(lhs, schema: schema), try Self(rhs, schema: schema))
-        case .or(let lhs, let rhs): self = .or(try Self(lhs, schema: schema), try Self(rhs, schema: schema))
+        case .and(let operands): self = .and(try operands.map { try Self($0, schema: schema) })
+        case .or(let operands): self = .or(try operands.map { try Self($0, schema: schema) })
         case .not(let operand): self = .not(try Self(operand, schema: schema))
         case .isNull(let operand): self = .isNull(try Self(operand, schema: schema))
         case .isIn(let operand, let values): self = .isIn(try Self(operand, schema: schema), values)
@@ -82,18 +82,28 @@ indirect enum CompiledExpression {
             case .greater: return order > 0
             case .greaterOrEqual: return order >= 0
             }
-        case .and(let lhs, let rhs):
-            let left = lhs.truth(row)
-            if left == false { return false }
-            let right = rhs.truth(row)
-            if right == false { return false }
-            return left == nil || right == nil ? nil : true
-        case .or(let lhs, let rhs):
-            let left = lhs.truth(row)
-            if left == true { return true }
-            let right = rhs.truth(row)
-            if right == true { return true }
-            return left == nil || right == nil ? nil : false
+        case .and(let operands):
+            // Three-valued: false wins, then unknown, then true.
+            var unknown = false
+            for operand in operands {
+                switch operand.truth(row) {
+                case .some(false): return false
+                case .none: unknown = true
+                case .some(true): break
+                }
+            }
+            return unknown ? nil : true
+        case .or(let operands):
+            // Three-valued: true wins, then unknown, then false.
+            var unknown = false
+            for operand in operands {
+                switch operand.truth(row) {
+                case .some(true): return true
+                case .none: unknown = true
+                case .some(false): break
+                }
+            }
+            return unknown ? nil : false
         case .not(let operand):
             return operand.truth(row).map { !$0 }
         case .isNull(let operand):

@@ -225,12 +225,12 @@ final class MemoryConnection: DriverConnection {
     ) {
         var arguments: [Value] = []
         var text = counting ? "SELECT count(*) FROM \"\(query.entity)\"" : "SELECT * FROM \"\(query.entity)\""
-        if let predicate = query.predicate { text += " WHERE " + predicate.sql(arguments: &arguments) }
+        if let predicate = query.predicate { text += " WHERE " + TraceText.render(predicate, arguments: &arguments) }
         if !query.ordering.isEmpty {
             text +=
                 " ORDER BY "
                 + query.ordering.map {
-                    $0.expression.sql(arguments: &arguments) + ($0.ascending ? "" : " DESC")
+                    TraceText.render($0.expression, arguments: &arguments) + ($0.ascending ? "" : " DESC")
                 }
                 .joined(separator: ", ")
         }

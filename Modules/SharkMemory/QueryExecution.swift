@@ -24,12 +24,15 @@ struct QueryExecution {
 
     /// The matching rows, in order, after offset and limit.
     mutating func rows() -> [Row] {
-        let offset = query.offset ?? 0
+        // SQLite reads a negative offset as none, and a negative limit as no limit.
+        let offset = max(0, query.offset ?? 0)
         let limit = query.limit.map { $0 < 0 ? Int.max : $0 } ?? Int.max
         if limit == 0 { return [] }
         var matches: [Row] = []
         if path.deliversOrder(of: query) {
-            let wanted = limit == Int.max ? Int.max : offset + limit
+            // Saturating: `offset(Int.max)` or `limit(Int.max)` must not overflow.
+            let (sum, overflow) = offset.addingReportingOverflow(limit)
+            let wanted = overflow ? Int.max : sum
             visit { row in
                 matches.append(row)
                 return matches.count < wanted
@@ -42,6 +45,7 @@ struct QueryExecution {
         }
         sort(&matches)
         guard offset > 0 || limit < matches.count else { return matches }
+        guard offset < matches.count else { return [] }
         return Array(matches.dropFirst(offset).prefix(limit))
     }
 
@@ -52,7 +56,7 @@ struct QueryExecution {
             total += 1
             return true
         }
-        let afterOffset = max(0, total - (query.offset ?? 0))
+        let afterOffset = max(0, total - max(0, query.offset ?? 0))
         guard let limit = query.limit, limit >= 0 else { return afterOffset }
         return min(limit, afterOffset)
     }

@@ -104,8 +104,10 @@ enum AccessPath: Equatable {
     /// The terms of a conjunction: `a AND (b AND c)` → [a, b, c].
     private static func conjuncts(of expression: QueryExpression?) -> [QueryExpression] {
         guard let expression else { return [] }
-        if case .and(let lhs, let rhs) = expression { return conjuncts(of: lhs) + conjuncts(of: rhs) }
-        return [expression]
+        guard case .and(let operands) = expression else { return [expression] }
+        var terms: [QueryExpression] = []
+        for operand in operands { terms += conjuncts(of: operand) }
+        return terms
     }
 
     /// `column op constant` (either way round), `column BETWEEN a AND b`, `column IN (…)`,

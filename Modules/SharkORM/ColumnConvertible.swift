@@ -14,7 +14,9 @@ import Foundation
 ///   `Int64.max` sort below zero in the database.
 /// - `UUID` is a 16-byte BLOB; `URL` and `Decimal` are TEXT.
 /// - A `Double.nan` or `Float.nan` is stored as NULL (SQLite does the same); a non-optional
-///   floating-point column reads NULL back as NaN.
+///   floating-point column reads NULL back as NaN, an optional one as nil.
+/// - What has no stored form that reads back is refused when written, with
+///   ``SharkError/invalidValue(_:)``: `Decimal.nan`, and a `Date` whose time interval is NaN.
 ///
 /// ```swift
 /// let value = 42.columnValue            // .integer(42)
@@ -211,6 +213,10 @@ extension Date: ColumnConvertible {
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
+        // A NaN would be stored as NULL and read back as 2001-01-01: refuse it instead.
+        guard !timeIntervalSinceReferenceDate.isNaN else {
+            throw SharkError.invalidValue("a Date whose time interval is NaN cannot be stored")
+        }
         row.write(timeIntervalSinceReferenceDate, at: index)
     }
     @inlinable
@@ -277,6 +283,15 @@ extension Decimal: ColumnConvertible {
     public static var storageType: StorageType { .text }
     @inlinable
     public var columnValue: Value { .text(description) }
+    @inlinable
+    public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
+        // NaN has no decimal text that reads back: refuse it rather than store a row that
+        // could never be fetched again.
+        guard !isNaN else {
+            throw SharkError.invalidValue("Decimal.nan cannot be stored (use an optional Decimal and nil instead)")
+        }
+        row.write(description, at: index)
+    }
     @inlinable
     public init(columnValue: Value) throws(SharkError) {
         switch columnValue {

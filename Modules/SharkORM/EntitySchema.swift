@@ -90,7 +90,20 @@ public struct IndexSchema: Sendable, Hashable, Codable {
     public init(entity: String, columns: [String], isUnique: Bool) {
         self.columns = columns
         self.isUnique = isUnique
-        self.name = "shark_" + (isUnique ? "unique_" : "index_") + entity + "_" + columns.joined(separator: "_")
+        self.name = Self.name(entity: entity, columns: columns, isUnique: isUnique)
+    }
+
+    /// `shark_index_Person_name_age`. Index names share one namespace per database, so the
+    /// name must never be the same for two different indexes: when a part holds `_` or `:`
+    /// (entity `a_b` on `c` against entity `a` on `b_c`), each part is written with its
+    /// length instead, `shark_index:3:a_b:1:c`, a form the plain names never take.
+    static func name(entity: String, columns: [String], isUnique: Bool) -> String {
+        let kind = isUnique ? "unique" : "index"
+        let parts = [entity] + columns
+        if parts.allSatisfy({ !$0.contains("_") && !$0.contains(":") }) {
+            return "shark_" + kind + "_" + parts.joined(separator: "_")
+        }
+        return "shark_" + kind + parts.map { ":\($0.utf8.count):\($0)" }.joined()
     }
 }
 

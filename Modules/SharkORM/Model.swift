@@ -66,7 +66,8 @@ extension Model {
     public func didDelete() {}
 
     /// The full schema of the entity, indexes included. Fails when an index names a
-    /// property that is not persisted.
+    /// property that is not persisted, or when the names break a rule every driver shares
+    /// (see ``EntitySchema/validate()``).
     ///
     /// ```swift
     /// let schema = try Person.validatedSchema()
@@ -75,8 +76,10 @@ extension Model {
     public static func validatedSchema() throws(SharkError) -> EntitySchema {
         var indexSchemas: [IndexSchema] = []
         for index in indexes { indexSchemas.append(try index.schema()) }
-        return EntitySchema(
+        let schema = EntitySchema(
             name: _sharkEntityName, keyKind: _sharkKeyKind, columns: _sharkSchemaColumns, indexes: indexSchemas)
+        try schema.validate()
+        return schema
     }
 
     /// The full schema of the entity, leaving out any index that names a property that is

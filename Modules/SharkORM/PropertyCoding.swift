@@ -218,7 +218,7 @@ public enum _SharkCoding {
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
-            throw SharkError.decoding(reason: "cannot encode \(T.self) as JSON: \(error)")
+            throw SharkError.invalidValue("cannot encode \(T.self) as JSON: \(error)")
         }
     }
 

@@ -26,7 +26,9 @@ public struct Query<Root: Model> {
         var copy = self
         copy.problem = problem ?? predicate.problem
         if let existing = description.predicate {
-            copy.description.predicate = .and(existing, predicate.expression)
+            let combined = QueryExpression.conjunction(existing, predicate.expression)
+            copy.problem = copy.problem ?? combined.nestingProblem(depth: combined.nestingDepth)
+            copy.description.predicate = combined
         } else {
             copy.description.predicate = predicate.expression
         }
@@ -64,12 +66,13 @@ public struct Query<Root: Model> {
         return try store.fetch(description, as: Root.self)
     }
 
-    /// The first matching object, or nil.
+    /// The first matching object, or nil. Honours the query's own limit: after `limit(0)`
+    /// there is no first object, as `fetch()` returns none.
     @inlinable
     public func first() throws -> Root? {
         if let problem { throw problem }
         var copy = description
-        copy.limit = 1
+        copy.limit = min(description.limit ?? 1, 1)
         return try store.fetch(copy, as: Root.self).first
     }
 

@@ -16,8 +16,11 @@ public indirect enum QueryExpression: Sendable, Hashable {
     case comparison(ComparisonOperator, QueryExpression, QueryExpression)
     /// `lhs op rhs` on numbers.
     case arithmetic(ArithmeticOperator, QueryExpression, QueryExpression)
-    case and(QueryExpression, QueryExpression)
-    case or(QueryExpression, QueryExpression)
+    /// Every operand is true. Chains of `&&` are kept as one flat list, so a predicate built
+    /// term by term in a loop nests no deeper than its first term.
+    case and([QueryExpression])
+    /// At least one operand is true; flat like ``and(_:)``.
+    case or([QueryExpression])
     case not(QueryExpression)
     /// `expression IS NULL`.
     case isNull(QueryExpression)
@@ -55,8 +58,8 @@ extension QueryExpression: CustomStringConvertible {
         case .value(let value): return value.description
         case .comparison(let op, let lhs, let rhs): return "(\(lhs) \(op.rawValue) \(rhs))"
         case .arithmetic(let op, let lhs, let rhs): return "(\(lhs) \(op.rawValue) \(rhs))"
-        case .and(let lhs, let rhs): return "(\(lhs) AND \(rhs))"
-        case .or(let lhs, let rhs): return "(\(lhs) OR \(rhs))"
+        case .and(let operands): return "(" + operands.map(\.description).joined(separator: " AND ") + ")"
+        case .or(let operands): return "(" + operands.map(\.description).joined(separator: " OR ") + ")"
         case .not(let operand): return "(NOT \(operand))"
         case .isNull(let operand): return "(\(operand) IS NULL)"
         case .isIn(let operand, let values):
@@ -64,88 +67,6 @@ extension QueryExpression: CustomStringConvertible {
         case .like(let operand, let pattern): return "(\(operand) LIKE \(pattern))"
         case .between(let operand, let lower, let upper): return "(\(operand) BETWEEN \(lower) AND \(upper))"
         }
-    }
-}
-
-extension QueryExpression {
-    /// The expression as SQL, with a `?` for every value, appended in order to `arguments`.
-    ///
-    /// SQL drivers compile predicates with it (values are always bound, never spliced into
-    /// the text); other drivers use it to describe what they ran in traces.
-    ///
-    /// ```swift
-    /// var arguments: [Value] = []
-    /// let sql = (\Person.age >= 18).expression.sql(arguments: &arguments)
-    /// // sql == "(\"age\" >= ?)", arguments == [.integer(18)]
-    /// ```
-    public func sql(arguments: inout [Value]) -> String {
-        var text = ""
-        appendSQL(to: &text, arguments: &arguments)
-        return text
-    }
-
-    /// Appends the expression's SQL to `text`: one growing string rather than a string per
-    /// node, since this runs for every query a SQL driver executes.
-    public func appendSQL(to text: inout String, arguments: inout [Value]) {
-        switch self {
-        case .column(let name):
-            text += "\""
-            text += name.contains("\"") ? name.replacingOccurrences(of: "\"", with: "\"\"") : name
-            text += "\""
-        case .value(let value):
-            arguments.append(value)
-            text += "?"
-        case .comparison(let op, let lhs, let rhs):
-            binary(op.rawValue, lhs, rhs, &text, &arguments)
-        case .arithmetic(let op, let lhs, let rhs):
-            binary(op.rawValue, lhs, rhs, &text, &arguments)
-        case .and(let lhs, let rhs):
-            binary("AND", lhs, rhs, &text, &arguments)
-        case .or(let lhs, let rhs):
-            binary("OR", lhs, rhs, &text, &arguments)
-        case .not(let operand):
-            text += "(NOT "
-            operand.appendSQL(to: &text, arguments: &arguments)
-            text += ")"
-        case .isNull(let operand):
-            text += "("
-            operand.appendSQL(to: &text, arguments: &arguments)
-            text += " IS NULL)"
-        case .isIn(let operand, let values):
-            // `x IN ()` is false for every x, NULL included: say so plainly.
-            guard !values.isEmpty else {
-                text += "0"
-                return
-            }
-            text += "("
-            operand.appendSQL(to: &text, arguments: &arguments)
-            text += " IN ("
-            for index in values.indices { text += index == 0 ? "?" : ", ?" }
-            text += "))"
-            arguments += values
-        case .like(let operand, let pattern):
-            binary("LIKE", operand, pattern, &text, &arguments)
-        case .between(let operand, let lower, let upper):
-            text += "("
-            operand.appendSQL(to: &text, arguments: &arguments)
-            text += " BETWEEN "
-            lower.appendSQL(to: &text, arguments: &arguments)
-            text += " AND "
-            upper.appendSQL(to: &text, arguments: &arguments)
-            text += ")"
-        }
-    }
-
-    private func binary(
-        _ op: String, _ lhs: QueryExpression, _ rhs: QueryExpression, _ text: inout String, _ arguments: inout [Value]
-    ) {
-        text += "("
-        lhs.appendSQL(to: &text, arguments: &arguments)
-        text += " "
-        text += op
-        text += " "
-        rhs.appendSQL(to: &text, arguments: &arguments)
-        text += ")"
     }
 }
 

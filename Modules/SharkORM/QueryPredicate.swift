@@ -15,20 +15,35 @@ import Foundation
 /// A predicate on a property that is not persisted (a `@Transient` one, or a computed one),
 /// or with a value of a type that cannot be stored, does not crash: the query that uses it
 /// throws ``SharkError/invalidQuery(_:)``.
+///
+/// Chains of `&&` and `||` stay flat however long they grow (a condition built term by term
+/// in a loop works on every driver); a predicate that truly nests deeper than
+/// ``QueryExpression/maximumNestingDepth`` carries ``SharkError/invalidQuery(_:)`` from the
+/// moment it is built, and the query that uses it throws it.
 public struct QueryPredicate<Root: Model> {
     /// The AST this predicate compiles to.
     public let expression: QueryExpression
     /// Why the predicate cannot run, when it cannot.
     public let problem: SharkError?
+    /// The levels of `expression`, kept so combining predicates never walks them again.
+    let depth: Int
 
+    /// A predicate over a hand-built expression.
     public init(_ expression: QueryExpression) {
-        self.expression = expression
-        self.problem = nil
+        self.init(expression, depth: expression.nestingDepth, problem: nil)
     }
 
-    init(_ expression: QueryExpression, problem: SharkError?) {
-        self.expression = expression
-        self.problem = problem
+    /// A predicate of `depth` levels; one nested too deeply keeps only its problem (not the
+    /// tree, which every later step would have to walk).
+    init(_ expression: QueryExpression, depth: Int, problem: SharkError?) {
+        if problem == nil, let tooDeep = expression.nestingProblem(depth: depth) {
+            self.expression = .value(.null)
+            self.problem = tooDeep
+        } else {
+            self.expression = expression
+            self.problem = problem
+        }
+        self.depth = depth
     }
 
     /// A predicate built by `make`, or one that carries the error `make` threw.
@@ -36,8 +51,26 @@ public struct QueryPredicate<Root: Model> {
         do {
             return QueryPredicate(try make())
         } catch {
-            return QueryPredicate(.value(.null), problem: error)
+            return QueryPredicate(.value(.null), depth: 1, problem: error)
         }
+    }
+
+    /// `lhs && rhs` or `lhs || rhs`, flattened into one list when either side is already one.
+    static func combining(
+        _ lhs: QueryPredicate, _ rhs: QueryPredicate, conjunction: Bool
+    ) -> QueryPredicate {
+        func depthOfOperands(_ predicate: QueryPredicate) -> Int {
+            switch predicate.expression {
+            case .and where conjunction, .or where !conjunction: return predicate.depth - 1
+            default: return predicate.depth
+            }
+        }
+        let expression =
+            conjunction
+            ? QueryExpression.conjunction(lhs.expression, rhs.expression)
+            : QueryExpression.disjunction(lhs.expression, rhs.expression)
+        return QueryPredicate(
+            expression, depth: max(depthOfOperands(lhs), depthOfOperands(rhs)) + 1, problem: lhs.problem ?? rhs.problem)
     }
 
     /// `keyPath LIKE pattern`: `%` matches any run, `_` one character; ASCII letters match
@@ -152,11 +185,11 @@ public func >= <Root: Model, V>(lhs: KeyPath<Root, V>, rhs: V) -> QueryPredicate
     .compare(lhs, .greaterOrEqual, rhs)
 }
 public func && <Root>(lhs: QueryPredicate<Root>, rhs: QueryPredicate<Root>) -> QueryPredicate<Root> {
-    QueryPredicate(.and(lhs.expression, rhs.expression), problem: lhs.problem ?? rhs.problem)
+    .combining(lhs, rhs, conjunction: true)
 }
 public func || <Root>(lhs: QueryPredicate<Root>, rhs: QueryPredicate<Root>) -> QueryPredicate<Root> {
-    QueryPredicate(.or(lhs.expression, rhs.expression), problem: lhs.problem ?? rhs.problem)
+    .combining(lhs, rhs, conjunction: false)
 }
 public prefix func ! <Root>(operand: QueryPredicate<Root>) -> QueryPredicate<Root> {
-    QueryPredicate(.not(operand.expression), problem: operand.problem)
+    QueryPredicate(.not(operand.expression), depth: operand.depth + 1, problem: operand.problem)
 }

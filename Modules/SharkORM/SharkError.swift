@@ -34,10 +34,22 @@ public enum SharkError: Error, Sendable, Equatable {
     case constraintViolation(entity: String, message: String)
     /// Applying the model's schema would lose stored data, so it was refused.
     case lossySchemaChange(entity: String, column: String, reason: String)
+    /// The model cannot be stored as declared: a reserved entity name, two columns whose
+    /// names differ only in case, two models whose entity names differ only in case.
+    case invalidModel(entity: String, reason: String)
     /// The stored schema cannot be reconciled with the model.
     case schemaMismatch(entity: String, reason: String)
     /// A stored value could not be decoded into the property's type.
     case decoding(reason: String)
+    /// A property holds a value that has no stored form that reads back (`Decimal.nan`, a
+    /// `Date` of NaN seconds, a Codable value that does not encode): refused when committed,
+    /// so no row is ever written that cannot be read.
+    case invalidValue(String)
+    /// No file exists at `path`, and the operation needs one (encrypting, decrypting).
+    case fileNotFound(path: String)
+    /// The file at `path` is a database, opened with the right key where it has one, but
+    /// its content is damaged.
+    case corrupt(path: String, reason: String)
     /// An object was expected in the store but is not there.
     case notFound(entity: String, key: String)
     /// An operation that needs a persisted object was given a new one.
@@ -88,10 +100,18 @@ extension SharkError: CustomStringConvertible, LocalizedError {
             return "a constraint of \(entity) refused the write: \(message)"
         case .lossySchemaChange(let entity, let column, let reason):
             return "changing \(entity).\(column) would lose data: \(reason)"
+        case .invalidModel(let entity, let reason):
+            return "the model \(entity) cannot be stored: \(reason)"
         case .schemaMismatch(let entity, let reason):
             return "the stored schema of \(entity) does not match the model: \(reason)"
         case .decoding(let reason):
             return "cannot decode a stored value: \(reason)"
+        case .invalidValue(let reason):
+            return "cannot store the value: \(reason)"
+        case .fileNotFound(let path):
+            return "no file at \(path)"
+        case .corrupt(let path, let reason):
+            return "the database at \(path) is damaged: \(reason)"
         case .notFound(let entity, let key):
             return "no \(entity) with key \(key) in the store"
         case .notPersisted(let entity):

@@ -65,6 +65,15 @@ public final class Store: Sendable {
             try checkOpen()
             if let schema = schemas.withLock({ $0[id] }) { return schema }
             let schema = try M.validatedSchema()
+            let folded = EntitySchema.folded(schema.name)
+            if let clash = schemas.withLock({
+                $0.values.first { $0.name != schema.name && EntitySchema.folded($0.name) == folded }
+            }) {
+                throw SharkError.invalidModel(
+                    entity: schema.name,
+                    reason: "the entity \(clash.name) of this store differs only in case, and entity names are "
+                        + "case-insensitive in storage")
+            }
             try driver.writer.apply(schema)
             schemas.withLock { applied in
                 // Another model class stored under the same entity name is no longer in step

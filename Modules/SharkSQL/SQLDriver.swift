@@ -35,6 +35,7 @@ public final class SQLDriver: Driver, @unchecked Sendable {
         removesFileOnClose: Bool = false,
         configure: @escaping @Sendable (SQLiteConnection, ConnectionRole) throws -> Void = { _, _ in }
     ) throws {
+        try Self.checkIsFilePath(path, driver: name)
         self.name = name
         self.path = path
         self.library = library
@@ -61,6 +62,23 @@ public final class SQLDriver: Driver, @unchecked Sendable {
     }
 
     public var writer: any DriverConnection { writerConnection }
+
+    /// Refuses the paths SQLite reads as "a private in-memory database": the writer and every
+    /// reader would each get their own, so commits would land where no query can see them.
+    static func checkIsFilePath(_ path: String, driver: String) throws {
+        let lowered = path.lowercased()
+        let isPrivate =
+            path.isEmpty || path == ":memory:"
+            || (lowered.hasPrefix("file:") && (lowered.contains(":memory:") || lowered.contains("mode=memory")))
+        guard isPrivate else { return }
+        let temporary = driver == "sqlcipher" ? ".sqlcipherTemporary(key:)" : ".sqliteTemporary"
+        throw SharkError.cannotOpen(
+            path: path,
+            reason:
+                "\(path.isEmpty ? "an empty path" : path.debugDescription) opens a private database per connection, "
+                + "so reads could never see writes; use .memory for an in-memory store, or \(temporary) "
+                + "for a file deleted when the store closes")
+    }
 
     /// The writer's raw connection, for driver-specific operations (rekeying, say).
     public var writerSQLConnection: SQLiteConnection { writerConnection.connection }

@@ -80,16 +80,20 @@ public final class SQLDriverConnection: DriverConnection {
         // kept prepared per entity, skipping SQL generation and the cache lookup by text.
         if let key = Self.keyLookup(in: query, schema: schema) {
             if sql.preparedFindByKey == nil {
-                var compiler = QueryCompiler()
+                var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
                 sql.preparedFindByKey = try connection.cachedStatement(
                     compiler.select(query, statements: sql, columns: sql.selectColumns))
             }
             try sql.preparedFindByKey!.run([key, .integer(1)], entity: schema.name) { row in try body(row) }
             return
         }
-        var compiler = QueryCompiler()
+        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.select(query, statements: sql, columns: sql.selectColumns)
-        try connection.cachedStatement(text).run(compiler.arguments, entity: schema.name) { row in try body(row) }
+        try connection.withStatement(text) { statement in
+            try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
+                try body(row)
+            }
+        }
     }
 
     /// The key of a query that is exactly "the row whose key is K" (limit 1, no ordering).
@@ -102,13 +106,26 @@ public final class SQLDriverConnection: DriverConnection {
     }
 
     public func count(_ query: QueryDescription, schema: EntitySchema) throws -> Int {
-        var compiler = QueryCompiler()
+        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.count(query, statements: statements(for: schema))
-        return Int(try connection.scalar(text, compiler.arguments)?.coercedToInt64() ?? 0)
+        var count: Int64 = 0
+        try connection.withStatement(text) { statement in
+            try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
+                count = row.int64(at: 0)
+            }
+        }
+        return Int(count)
     }
 
     public func executeRaw(_ sql: String, arguments: [Value]) throws -> RawResult {
-        let statement = try connection.cachedStatement(sql)
+        let statement = try connection.prepareSingleStatement(sql)
+        // SQLite binds NULL to every parameter left unbound: a missing argument would silently
+        // match nothing, or write NULL.
+        guard statement.parameterCount == arguments.count else {
+            throw SharkError.invalidQuery(
+                "the statement has \(statement.parameterCount) parameter(s) but \(arguments.count) argument(s) were given"
+            )
+        }
         var result = RawResult(columns: statement.columnNames, rows: [], changes: 0)
         let count = try statement.run(arguments) { row in
             result.rows.append((0..<row.columnCount).map { row.value(at: $0) })

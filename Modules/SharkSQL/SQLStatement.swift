@@ -50,15 +50,21 @@ public final class SQLStatement {
         return binder
     }
 
+    /// How many `?` parameters the statement has.
+    var parameterCount: Int { Int(api.pointee.bind_parameter_count(handle)) }
+
     /// Binds `arguments` (in order), steps through every row calling `body`, and resets.
     /// Returns the number of rows produced (reads) or changed (writes).
+    ///
+    /// `overflow` holds the values the statement reads through `shark_arg(i)` (see
+    /// ``QueryCompiler``).
     @discardableResult
-    public func run(_ arguments: [Value], entity: String? = nil, _ body: (SQLRow) throws -> Void = { _ in }) throws
-        -> Int
-    {
+    public func run(
+        _ arguments: [Value], overflow: [Value] = [], entity: String? = nil, _ body: (SQLRow) throws -> Void = { _ in }
+    ) throws -> Int {
         let binder = binder()
         for (offset, argument) in arguments.enumerated() { binder.write(argument, at: Int32(offset + 1)) }
-        return try run(binder, entity: entity, body)
+        return try withOverflowArguments(overflow, api: api) { try run(binder, entity: entity, body) }
     }
 
     /// Steps through the statement bound by `binder`, calling `body` per row, and resets it.

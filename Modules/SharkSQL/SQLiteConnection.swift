@@ -17,6 +17,8 @@ public final class SQLiteConnection {
     /// The `sqlite3 *` handle, for driver-specific calls through the library's table.
     public private(set) var handle: OpaquePointer?
     private var statements: [String: SQLStatement] = [:]
+    /// How many `?` parameters one statement may have (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    public private(set) var parameterLimit = 999
 
     /// Opens (creating if needed, unless `readOnly`) the database at `path`.
     ///
@@ -43,6 +45,9 @@ public final class SQLiteConnection {
             throw SQLErrors.error(code: code, message: message, sql: nil, path: path)
         }
         _ = api.pointee.extended_result_codes(db, 1)
+        parameterLimit = Int(api.pointee.limit(db, SHARK_SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        // Queries with more values than parameters bind the rest through shark_arg(i).
+        _ = shark_register_overflow_function(api, db)
         if library.dialect.canRefuseDoubleQuotedStrings {
             // A double-quoted name that matches no column would otherwise silently become a
             // string literal: make it the error it is.
@@ -116,6 +121,55 @@ public final class SQLiteConnection {
     public func cachedStatement(_ sql: String) throws -> SQLStatement {
         if let statement = statements[sql] { return statement }
         let statement = try prepare(sql, persistent: true)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` with a statement for `sql`: the cached one for ordinary statements, a fresh
+    /// one, finalized afterwards, for very long texts (a query with thousands of values), which
+    /// would otherwise fill the cache with statements that are never used again.
+    @discardableResult
+    public func withStatement<T>(_ sql: String, _ body: (SQLStatement) throws -> T) throws -> T {
+        if sql.utf8.count <= Self.longestCachedStatement { return try body(try cachedStatement(sql)) }
+        let statement = try prepare(sql, persistent: false)
+        defer { statement.finalize() }
+        return try body(statement)
+    }
+
+    /// The longest SQL text kept in the statement cache, in bytes.
+    static let longestCachedStatement = 16_384
+
+    /// Prepares exactly one statement from text an app wrote (raw SQL): text after the first
+    /// statement that is more than whitespace and comments is refused rather than silently
+    /// ignored, since SQLite would only ever run the first.
+    func prepareSingleStatement(_ sql: String) throws -> SQLStatement {
+        if let statement = statements[sql] { return statement }
+        let db = try openHandle()
+        var handle: OpaquePointer?
+        var remainder = ""
+        let code = sql.withCString { text -> Int32 in
+            var tail: UnsafePointer<CChar>?
+            let code = api.pointee.prepare_v2(db, text, -1, &handle, &tail)
+            if code == SHARK_SQLITE_OK, let tail, tail.pointee != 0 { remainder = String(cString: tail) }
+            return code
+        }
+        guard code == SHARK_SQLITE_OK else { throw error(code: code, message: lastErrorMessage, sql: sql) }
+        guard let handle else {
+            throw SharkError.invalidQuery("the SQL text holds no statement: \(sql.debugDescription)")
+        }
+        let statement = SQLStatement(handle: handle, sql: sql, connection: self)
+        if !remainder.isEmpty {
+            // Whitespace, comments and stray semicolons prepare to no statement at all.
+            var extra: OpaquePointer?
+            let extraCode = api.pointee.prepare_v2(db, remainder, -1, &extra, nil)
+            if let extra { _ = api.pointee.finalize(extra) }
+            if extraCode != SHARK_SQLITE_OK || extra != nil {
+                statement.finalize()
+                throw SharkError.invalidQuery(
+                    "raw SQL runs one statement at a time, but the text goes on after the first: "
+                        + remainder.trimmingCharacters(in: .whitespacesAndNewlines).prefix(60).debugDescription)
+            }
+        }
         statements[sql] = statement
         return statement
     }

@@ -91,6 +91,7 @@ public enum SQLCipher {
     public static func encrypt(
         plainDatabaseAt source: String, into destination: String, key: SQLCipherKey, pageSize: Int = 4096
     ) throws {
+        guard FileManager.default.fileExists(atPath: source) else { throw SharkError.fileNotFound(path: source) }
         // Only a plain database can be encrypted (an encrypted one reads as random bytes).
         guard CipherKeying.isPlainDatabase(source) else { throw SharkError.notADatabase(path: source) }
         try export(from: source, into: destination) { connection in
@@ -107,6 +108,7 @@ public enum SQLCipher {
     /// try SQLCipher.decrypt(databaseAt: "app.encrypted", key: .passphrase(secret), into: "app.sqlite")
     /// ```
     public static func decrypt(databaseAt source: String, key: SQLCipherKey, into destination: String) throws {
+        guard FileManager.default.fileExists(atPath: source) else { throw SharkError.fileNotFound(path: source) }
         let keying = CipherKeying(path: source, key: key, pageSize: 4096)
         try export(from: source, into: destination, keying: keying) { connection in
             try connection.cachedStatement("ATTACH DATABASE ? AS shark_export KEY ''").run([.text(destination)])
@@ -120,9 +122,7 @@ public enum SQLCipher {
         attach: (SQLiteConnection) throws -> Void
     ) throws {
         let library = try SQLCipherLibrary.library()
-        guard FileManager.default.fileExists(atPath: source) else {
-            throw SharkError.cannotOpen(path: source, reason: "the file does not exist")
-        }
+        guard FileManager.default.fileExists(atPath: source) else { throw SharkError.fileNotFound(path: source) }
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw SharkError.cannotOpen(path: destination, reason: "the file already exists")
         }

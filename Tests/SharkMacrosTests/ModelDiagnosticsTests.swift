@@ -50,6 +50,22 @@ struct ModelDiagnosticsTests {
             messages: ["@Transient property 'cache' needs an initial value"])
     }
 
+    @Test("names @Model generates members under are refused, naming the property")
+    func reservedNames() {
+        expectDiagnostics(
+            "@Model final class Thing { var _sharkCache: Int = 0 }",
+            messages: ["property '_sharkCache' cannot be declared in a @Model class", "reserved"])
+        expectDiagnostics(
+            "@Model final class Thing { var _$shark: Int = 0 }",
+            messages: ["property '_$shark' cannot be declared in a @Model class"])
+        expectDiagnostics(
+            "@Model final class Thing { var name: String = \"\"; @Transient var _name = \"\" }",
+            messages: ["property '_name' cannot be declared in a @Model class", "generated '_name'"])
+        expectDiagnostics(
+            "@Model final class Thing { var `where`: String = \"\"; var _where: Int = 0 }",
+            messages: ["property '_where' cannot be declared"])
+    }
+
     @Test("supported declarations produce no diagnostics")
     func clean() {
         var failures: [String] = []
@@ -57,6 +73,7 @@ struct ModelDiagnosticsTests {
         for declaration in [
             "var a: Int = 0", "var b = 1.5", "var c: [String] = []", "var d: Kind = .one", "var e: UUID?",
             "var id: UUID", "@Transient var f = 0", "static let g = 1", "var h: Int { 1 }",
+            "var `where`: String = \"\"", "var `default`: Int = 0", "var `class`: String?", "var _private = 0",
         ] {
             let source = "@Model final class Thing { \(declaration) }"
             expectNoDiagnostics(source) { failures.append("\(declaration): \($0)") }

@@ -118,4 +118,53 @@ struct ModelExpansionTests {
                 }
                 """)
     }
+
+    @Test("backticked names: the column is the plain name, generated code keeps the backticks")
+    func backtickedNames() {
+        expectExpansion(
+            """
+            final class Clause {
+                @_SharkPersisted(column: 1)
+                var `where`: String = ""
+            }
+            """,
+            expandedSource: """
+                final class Clause {
+                    var `where`: String {
+                        @storageRestrictions(initializes: _where)
+                        init(initialValue) {
+                            _where = initialValue
+                        }
+                        get {
+                            _where
+                        }
+                        set {
+                            _where = newValue
+                            _$shark.markDirty(1)
+                        }
+                    }
+
+                    private var _where: String = ""
+                }
+                """)
+        // The model's own members: column names without backticks, references with them.
+        var expanded = ""
+        assertMacroExpansion(
+            """
+            @Model
+            final class Clause {
+                var `where`: String = ""
+                var `default`: Int = 0
+            }
+            """,
+            expandedSource: "", macroSpecs: sharkMacros,
+            failureHandler: { failure in expanded = failure.message })
+        #expect(expanded.contains("name: \"where\""))
+        #expect(expanded.contains("name: \"default\""))
+        #expect(expanded.contains("keyPath == \\Clause.`where` as AnyKeyPath"))
+        #expect(expanded.contains("self.`default`, to: row"))
+        #expect(expanded.contains("self._default = try"))
+        #expect(expanded.contains("@SharkORM._SharkPersisted(column: 2)"))
+        #expect(!expanded.contains("\"`"))
+    }
 }

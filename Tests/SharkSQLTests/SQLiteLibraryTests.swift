@@ -51,9 +51,10 @@ struct SQLGenerationTests {
     func valuesAreBound() {
         var compiler = QueryCompiler()
         let sql = compiler.compile(
-            .and(
+            .and([
                 .comparison(.greaterOrEqual, .column("age"), .value(.integer(18))),
-                .like(.column("name"), .value(.text("x'; DROP TABLE t; --")))))
+                .like(.column("name"), .value(.text("x'; DROP TABLE t; --"))),
+            ]))
         #expect(sql == "((\"age\" >= ?) AND (\"name\" LIKE ?))")
         #expect(compiler.arguments == [.integer(18), .text("x'; DROP TABLE t; --")])
     }

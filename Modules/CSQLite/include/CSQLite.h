@@ -16,6 +16,9 @@
 
 typedef struct shark_sqlite3 shark_sqlite3;
 typedef struct shark_sqlite3_stmt shark_sqlite3_stmt;
+typedef struct shark_sqlite3_context shark_sqlite3_context;
+typedef struct shark_sqlite3_value shark_sqlite3_value;
+typedef void (*shark_sqlite3_function)(shark_sqlite3_context *, int, shark_sqlite3_value **);
 typedef int64_t shark_sqlite3_int64;
 typedef void (*shark_sqlite3_destructor)(void *);
 
@@ -41,6 +44,10 @@ typedef void (*shark_sqlite3_destructor)(void *);
 #define SHARK_SQLITE_OPEN_PRIVATECACHE 0x00040000
 
 #define SHARK_SQLITE_PREPARE_PERSISTENT 0x01
+
+#define SHARK_SQLITE_LIMIT_VARIABLE_NUMBER 9
+#define SHARK_SQLITE_UTF8 1
+#define SHARK_SQLITE_DETERMINISTIC 0x800
 
 #define SHARK_SQLITE_DBCONFIG_DQS_DML 1013
 #define SHARK_SQLITE_DBCONFIG_DQS_DDL 1014
@@ -99,6 +106,17 @@ typedef struct shark_sqlite3_api {
     // passphrase's key once instead of once per connection. Returns 1 on success.
     int (*pbkdf2_hmac_sha1)(const char *pass, int pass_length, const unsigned char *salt, int salt_length,
                             int iterations, int key_length, unsigned char *out);
+    int (*limit)(shark_sqlite3 *, int, int);
+    int (*create_function_v2)(shark_sqlite3 *, const char *, int, int, void *, shark_sqlite3_function,
+                              shark_sqlite3_function, void (*)(shark_sqlite3_context *), void (*)(void *));
+    void *(*user_data)(shark_sqlite3_context *);
+    shark_sqlite3_int64 (*value_int64)(shark_sqlite3_value *);
+    void (*result_null)(shark_sqlite3_context *);
+    void (*result_int64)(shark_sqlite3_context *, shark_sqlite3_int64);
+    void (*result_double)(shark_sqlite3_context *, double);
+    void (*result_text)(shark_sqlite3_context *, const char *, int, shark_sqlite3_destructor);
+    void (*result_blob)(shark_sqlite3_context *, const void *, int, shark_sqlite3_destructor);
+    void (*result_error)(shark_sqlite3_context *, const char *, int);
 } shark_sqlite3_api;
 
 /// Fills `api` from the library at `path`. When `isolated` is non-zero the library is loaded
@@ -107,6 +125,29 @@ typedef struct shark_sqlite3_api {
 /// into `error`.
 int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *api, char *error,
                            size_t error_capacity);
+
+/// A value bound through `shark_arg(i)` rather than a `?`: see overflow.c.
+typedef struct shark_argument {
+    int type;  // SHARK_SQLITE_INTEGER, _FLOAT, _TEXT, _BLOB or _NULL
+    int64_t integer;
+    double real;
+    const void *bytes;  // text (UTF-8) or blob bytes, owned by the caller
+    int length;
+} shark_argument;
+
+/// The values `shark_arg(i)` returns while a statement runs on the calling thread.
+typedef struct shark_overflow_arguments {
+    const shark_sqlite3_api *api;
+    const shark_argument *values;
+    int count;
+} shark_overflow_arguments;
+
+/// Registers `shark_arg(i)` on `db`: a deterministic SQL function returning value `i` of the
+/// arguments installed on the calling thread. Returns an SQLite result code.
+int shark_register_overflow_function(const shark_sqlite3_api *api, shark_sqlite3 *db);
+
+/// Installs (or, with NULL, removes) the arguments `shark_arg` reads on this thread.
+void shark_set_overflow_arguments(const shark_overflow_arguments *arguments);
 
 // Inline helpers: Swift cannot spell SQLITE_TRANSIENT, and calling through these keeps the
 // Swift side free of optional function-pointer unwrapping on hot paths.
@@ -140,6 +181,17 @@ static inline int shark_bind_null(const shark_sqlite3_api *api, shark_sqlite3_st
 /// variadic, which Swift cannot call through a pointer.
 static inline int shark_db_config_int(const shark_sqlite3_api *api, shark_sqlite3 *db, int op, int value) {
     return api->db_config(db, op, value, (int *)0);
+}
+
+/// `sqlite3_result_text` and `_blob` with SQLITE_TRANSIENT: SQLite copies the bytes.
+static inline void shark_result_text(const shark_sqlite3_api *api, shark_sqlite3_context *context,
+                                     const char *text, int length) {
+    api->result_text(context, text, length, (shark_sqlite3_destructor)-1);
+}
+
+static inline void shark_result_blob(const shark_sqlite3_api *api, shark_sqlite3_context *context,
+                                     const void *bytes, int length) {
+    api->result_blob(context, bytes, length, (shark_sqlite3_destructor)-1);
 }
 
 static inline int shark_step(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt) {

@@ -1,0 +1,184 @@
+import SharkORM
+
+/// Compiles a query AST to SQL text and the values to bind, in order.
+///
+/// Values are always bound, never spliced into the text, so the text depends only on the
+/// query's shape and its prepared statement is reused across values. Two details keep every
+/// predicate the other drivers accept working here too:
+///
+/// - **Parameter limit.** A library accepts at most so many `?` parameters (999 for the
+///   SQLite 3.15 inside Debian's SQLCipher). Values past the limit are bound through
+///   `shark_arg(i)` instead (see `overflow.c`): still bound, never spliced.
+/// - **Expression depth.** SQLite parses `a AND b AND c …` into a tree as deep as the list is
+///   long and refuses trees deeper than 1,000 levels. Long AND/OR lists are written as
+///   balanced groups of at most ``flatGroupSize`` terms, so their depth grows with the
+///   logarithm of their length.
+struct QueryCompiler {
+    /// Values for the statement's `?` parameters, in order.
+    private(set) var arguments: [Value] = []
+    /// Values past the parameter limit, read by `shark_arg(i)` in this order.
+    private(set) var overflow: [Value] = []
+    /// How many `?` the text may use: the library's limit, less room for LIMIT and OFFSET.
+    private let parameterLimit: Int
+
+    /// Longest AND/OR list written flat; longer ones are split in balanced halves.
+    static let flatGroupSize = 8
+
+    init(parameterLimit: Int = 999) {
+        self.parameterLimit = max(2, parameterLimit - 2)
+    }
+
+    mutating func compile(_ expression: QueryExpression) -> String {
+        var text = ""
+        append(expression, to: &text)
+        return text
+    }
+
+    /// `SELECT <columns> FROM t WHERE … ORDER BY …, key LIMIT ? OFFSET ?`.
+    ///
+    /// The key is always the last ordering term, so rows that tie come back in key order on
+    /// every driver.
+    mutating func select(_ query: QueryDescription, statements: EntityStatements, columns: String) -> String {
+        var sql = "SELECT "
+        sql.reserveCapacity(columns.utf8.count + 128)
+        sql += columns
+        sql += " FROM "
+        sql += statements.table
+        if let predicate = query.predicate {
+            sql += " WHERE "
+            append(predicate, to: &sql)
+        }
+        sql += " ORDER BY "
+        for term in query.ordering {
+            append(term.expression, to: &sql)
+            sql += term.ascending ? ", " : " DESC, "
+        }
+        sql += statements.key
+        appendLimit(query, to: &sql)
+        return sql
+    }
+
+    /// `SELECT count(*) …` honouring limit and offset.
+    mutating func count(_ query: QueryDescription, statements: EntityStatements) -> String {
+        var inner = "FROM \(statements.table)"
+        if let predicate = query.predicate {
+            inner += " WHERE "
+            append(predicate, to: &inner)
+        }
+        if query.limit == nil && query.offset == nil { return "SELECT count(*) " + inner }
+        appendLimit(query, to: &inner)
+        return "SELECT count(*) FROM (SELECT 1 " + inner + ")"
+    }
+
+    private mutating func appendLimit(_ query: QueryDescription, to sql: inout String) {
+        if query.limit != nil || query.offset != nil {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(query.limit ?? -1)))
+        }
+        if let offset = query.offset {
+            sql += " OFFSET ?"
+            arguments.append(.integer(Int64(offset)))
+        }
+    }
+
+    /// Appends the SQL of `expression` to `text`: one growing string rather than a string per
+    /// node, since this runs for every query.
+    mutating func append(_ expression: QueryExpression, to text: inout String) {
+        switch expression {
+        case .column(let name):
+            text += "\""
+            text += name.contains("\"") ? name.replacingOccurrences(of: "\"", with: "\"\"") : name
+            text += "\""
+        case .value(let value):
+            bind(value, to: &text)
+        case .comparison(let op, let lhs, let rhs):
+            binary(op.rawValue, lhs, rhs, &text)
+        case .arithmetic(let op, let lhs, let rhs):
+            binary(op.rawValue, lhs, rhs, &text)
+        case .and(let operands):
+            list(operands[...], " AND ", empty: "1", &text)
+        case .or(let operands):
+            list(operands[...], " OR ", empty: "0", &text)
+        case .not(let operand):
+            text += "(NOT "
+            append(operand, to: &text)
+            text += ")"
+        case .isNull(let operand):
+            text += "("
+            append(operand, to: &text)
+            text += " IS NULL)"
+        case .isIn(let operand, let values):
+            // `x IN ()` is false for every x, NULL included: say so plainly.
+            guard !values.isEmpty else {
+                text += "0"
+                return
+            }
+            text += "("
+            append(operand, to: &text)
+            text += " IN ("
+            for (position, value) in values.enumerated() {
+                if position > 0 { text += ", " }
+                bind(value, to: &text)
+            }
+            text += "))"
+        case .like(let operand, let pattern):
+            binary("LIKE", operand, pattern, &text)
+        case .between(let operand, let lower, let upper):
+            text += "("
+            append(operand, to: &text)
+            text += " BETWEEN "
+            append(lower, to: &text)
+            text += " AND "
+            append(upper, to: &text)
+            text += ")"
+        }
+    }
+
+    /// A `?` while the library has parameters left, `shark_arg(i)` after that.
+    private mutating func bind(_ value: Value, to text: inout String) {
+        if arguments.count < parameterLimit {
+            arguments.append(value)
+            text += "?"
+        } else {
+            text += "shark_arg("
+            text += String(overflow.count)
+            text += ")"
+            overflow.append(value)
+        }
+    }
+
+    /// Short lists flat, long ones as balanced halves.
+    private mutating func list(
+        _ operands: ArraySlice<QueryExpression>, _ separator: String, empty: String, _ text: inout String
+    ) {
+        if operands.isEmpty {
+            text += empty
+        } else if operands.count == 1 {
+            append(operands[operands.startIndex], to: &text)
+        } else if operands.count <= Self.flatGroupSize {
+            text += "("
+            for index in operands.indices {
+                if index > operands.startIndex { text += separator }
+                append(operands[index], to: &text)
+            }
+            text += ")"
+        } else {
+            let middle = operands.startIndex + operands.count / 2
+            text += "("
+            list(operands[..<middle], separator, empty: empty, &text)
+            text += separator
+            list(operands[middle...], separator, empty: empty, &text)
+            text += ")"
+        }
+    }
+
+    private mutating func binary(_ op: String, _ lhs: QueryExpression, _ rhs: QueryExpression, _ text: inout String) {
+        text += "("
+        append(lhs, to: &text)
+        text += " "
+        text += op
+        text += " "
+        append(rhs, to: &text)
+        text += ")"
+    }
+}
