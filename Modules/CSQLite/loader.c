@@ -97,5 +97,20 @@ int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *ap
     SHARK_OPTIONAL(rekey, "sqlite3_rekey");
     // Found through the library's dependencies (its libcrypto), in its own namespace.
     SHARK_OPTIONAL(pbkdf2_hmac_sha1, "PKCS5_PBKDF2_HMAC_SHA1");
+    SHARK_OPTIONAL(aes_set_decrypt_key, "AES_set_decrypt_key");
+    SHARK_OPTIONAL(aes_decrypt, "AES_decrypt");
+    return 0;
+}
+
+int shark_aes256_cbc_decrypt_block(const shark_sqlite3_api *api, const unsigned char key[32],
+                                   const unsigned char iv[16], const unsigned char in[16],
+                                   unsigned char out[16]) {
+    if (!api->aes_set_decrypt_key || !api->aes_decrypt) return 1;
+    // OpenSSL's AES_KEY is 244 bytes; a generous, aligned buffer stands in for it.
+    _Alignas(16) unsigned char schedule[512];
+    if (api->aes_set_decrypt_key(key, 256, schedule) != 0) return 1;
+    api->aes_decrypt(in, out, schedule);
+    for (int i = 0; i < 16; i++) out[i] ^= iv[i];
+    memset(schedule, 0, sizeof(schedule));
     return 0;
 }

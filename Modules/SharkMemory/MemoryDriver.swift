@@ -35,6 +35,11 @@ public final class MemoryDriver: Driver, @unchecked Sendable {
         lock.withLock { committed = MemoryDatabaseState() }
     }
 
+    public func checkIntegrity() throws -> [String] {
+        guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
+        return snapshot().tables.flatMap { $0.integrityProblems() }
+    }
+
     /// How many stored rows queries have examined so far: what an index saves shows here.
     ///
     /// ```swift

@@ -16,6 +16,10 @@ public protocol Driver: AnyObject, Sendable {
     func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T
     /// Closes every connection. Further use fails with ``SharkError/closed``.
     func close()
+    /// Checks the stored data for damage the engine can detect, returning one description per
+    /// problem found (none when intact). SQL drivers run SQLite's `integrity_check`; the memory
+    /// engine checks its indexes against its rows. See ``Store/checkIntegrity()``.
+    func checkIntegrity() throws -> [String]
 }
 
 /// One connection to a driver's storage. Not thread-safe: a store uses each from one thread

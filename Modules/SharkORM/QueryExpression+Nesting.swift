@@ -1,10 +1,30 @@
 extension QueryExpression {
-    /// How deep a predicate may nest. Chains of `&&` and `||` do not count towards it (they are
-    /// flat lists), so only genuinely nested predicates — `!(!(!…))`, alternating `(a && (b ||
-    /// (c && …)))` — reach it. Every driver evaluates or compiles an expression by walking it,
-    /// and SQLite refuses expression trees deeper than 1,000: the limit keeps all of them far
-    /// from a stack overflow, and refuses the same predicates on every driver.
-    public static let maximumNestingDepth = 100
+    /// How deep a predicate may nest, in levels (see ``nestingDepth``). Only genuinely nested
+    /// predicates reach it — `!(!(!…))`, alternating `(a && (b || (c && …)))` — since chains of
+    /// `&&` and `||` are flat lists that cost one level per sixteenfold growth.
+    ///
+    /// The tightest engine sets it: SQLite's parser overflows its stack of 100 symbols at about
+    /// 45 levels of the predicates SharkORM writes (measured on SQLite 3.15 and 3.40), and
+    /// refuses expression trees deeper than 1,000; 24 leaves room for the constructs that take
+    /// more of that stack per level. Every predicate within the limit runs on every driver, and every predicate past
+    /// it is refused, by all drivers alike, when it is built.
+    public static let maximumNestingDepth = 24
+
+    /// How many operands a list may hold per level: SQL drivers write a list of up to this
+    /// many terms flat, and a longer one as a flat list of such groups, level by level.
+    public static let listFanOut = 16
+
+    /// The levels a list of `count` operands adds: 1 up to ``listFanOut`` operands, 2 up to its
+    /// square, and so on; none for a single operand.
+    public static func listLevels(_ count: Int) -> Int {
+        var levels = 0
+        var capacity = 1
+        while capacity < count {
+            capacity = capacity > Int.max / listFanOut ? Int.max : capacity * listFanOut
+            levels += 1
+        }
+        return levels
+    }
 
     /// `lhs AND rhs`, appending to an existing conjunction instead of nesting inside it.
     ///
@@ -42,17 +62,32 @@ extension QueryExpression {
         }
     }
 
-    /// The number of levels of the tree: 1 for a column or a value.
+    /// The levels this node adds above its operands: one, or for an AND/OR list the
+    /// ``listLevels(_:)`` of its length.
+    var levelsAboveOperands: Int {
+        switch self {
+        case .and(let operands), .or(let operands): return Self.listLevels(operands.count)
+        default: return 1
+        }
+    }
+
+    /// The levels of the tree: 1 for a column or a value, one more for each operator above
+    /// it, and for AND/OR lists one more per sixteenfold length (``listLevels(_:)``).
     ///
     /// Measured with an explicit stack rather than by recursion, so that even an expression
     /// built by hand far deeper than ``maximumNestingDepth`` is measured without overflowing
     /// the stack.
     public var nestingDepth: Int {
         var deepest = 0
-        var pending: [(QueryExpression, Int)] = [(self, 1)]
-        while let (node, depth) = pending.popLast() {
-            deepest = max(deepest, depth)
-            for operand in node.operands { pending.append((operand, depth + 1)) }
+        var pending: [(QueryExpression, Int)] = [(self, 0)]
+        while let (node, above) = pending.popLast() {
+            let operands = node.operands
+            if operands.isEmpty {
+                deepest = max(deepest, above + 1)
+                continue
+            }
+            let below = above + node.levelsAboveOperands
+            for operand in operands { pending.append((operand, below)) }
         }
         return deepest
     }

@@ -25,8 +25,9 @@ public struct QueryPredicate<Root: Model> {
     public let expression: QueryExpression
     /// Why the predicate cannot run, when it cannot.
     public let problem: SharkError?
-    /// The levels of `expression`, kept so combining predicates never walks them again.
-    let depth: Int
+    /// How deep `expression` nests, as ``QueryExpression/nestingDepth`` counts it; kept so
+    /// that combining predicates never walks them again.
+    public let depth: Int
 
     /// A predicate over a hand-built expression.
     public init(_ expression: QueryExpression) {
@@ -59,18 +60,22 @@ public struct QueryPredicate<Root: Model> {
     static func combining(
         _ lhs: QueryPredicate, _ rhs: QueryPredicate, conjunction: Bool
     ) -> QueryPredicate {
-        func depthOfOperands(_ predicate: QueryPredicate) -> Int {
+        // The deepest operand below each side, and how many operands it adds to the list.
+        func operandsOf(_ predicate: QueryPredicate) -> (depth: Int, count: Int) {
             switch predicate.expression {
-            case .and where conjunction, .or where !conjunction: return predicate.depth - 1
-            default: return predicate.depth
+            case .and(let operands) where conjunction, .or(let operands) where !conjunction:
+                return (predicate.depth - QueryExpression.listLevels(operands.count), operands.count)
+            default: return (predicate.depth, 1)
             }
         }
+        let left = operandsOf(lhs)
+        let right = operandsOf(rhs)
         let expression =
             conjunction
             ? QueryExpression.conjunction(lhs.expression, rhs.expression)
             : QueryExpression.disjunction(lhs.expression, rhs.expression)
-        return QueryPredicate(
-            expression, depth: max(depthOfOperands(lhs), depthOfOperands(rhs)) + 1, problem: lhs.problem ?? rhs.problem)
+        let depth = max(left.depth, right.depth) + QueryExpression.listLevels(left.count + right.count)
+        return QueryPredicate(expression, depth: depth, problem: lhs.problem ?? rhs.problem)
     }
 
     /// `keyPath LIKE pattern`: `%` matches any run, `_` one character; ASCII letters match

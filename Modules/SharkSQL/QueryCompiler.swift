@@ -9,10 +9,12 @@ import SharkORM
 /// - **Parameter limit.** A library accepts at most so many `?` parameters (999 for the
 ///   SQLite 3.15 inside Debian's SQLCipher). Values past the limit are bound through
 ///   `shark_arg(i)` instead (see `overflow.c`): still bound, never spliced.
-/// - **Expression depth.** SQLite parses `a AND b AND c …` into a tree as deep as the list is
-///   long and refuses trees deeper than 1,000 levels. Long AND/OR lists are written as
-///   balanced groups of at most ``flatGroupSize`` terms, so their depth grows with the
-///   logarithm of their length.
+/// - **Depth.** SQLite parses `a AND b AND c …` into a tree as deep as the list is long and
+///   refuses trees deeper than 1,000 levels; its parser also overflows past about thirty
+///   levels of nested parentheses. An AND/OR list is written flat up to
+///   ``QueryExpression/listFanOut`` terms, and a longer one as a flat list of such groups, so
+///   it costs exactly the levels ``QueryExpression/nestingDepth`` counts for it, and every
+///   predicate the core accepts fits both limits.
 struct QueryCompiler {
     /// Values for the statement's `?` parameters, in order.
     private(set) var arguments: [Value] = []
@@ -20,9 +22,6 @@ struct QueryCompiler {
     private(set) var overflow: [Value] = []
     /// How many `?` the text may use: the library's limit, less room for LIMIT and OFFSET.
     private let parameterLimit: Int
-
-    /// Longest AND/OR list written flat; longer ones are split in balanced halves.
-    static let flatGroupSize = 8
 
     init(parameterLimit: Int = 999) {
         self.parameterLimit = max(2, parameterLimit - 2)
@@ -147,29 +146,35 @@ struct QueryCompiler {
         }
     }
 
-    /// Short lists flat, long ones as balanced halves.
+    /// Up to ``QueryExpression/listFanOut`` terms flat; a longer list as a flat list of at
+    /// most that many groups, each written the same way.
     private mutating func list(
         _ operands: ArraySlice<QueryExpression>, _ separator: String, empty: String, _ text: inout String
     ) {
         if operands.isEmpty {
             text += empty
-        } else if operands.count == 1 {
-            append(operands[operands.startIndex], to: &text)
-        } else if operands.count <= Self.flatGroupSize {
-            text += "("
-            for index in operands.indices {
-                if index > operands.startIndex { text += separator }
-                append(operands[index], to: &text)
-            }
-            text += ")"
-        } else {
-            let middle = operands.startIndex + operands.count / 2
-            text += "("
-            list(operands[..<middle], separator, empty: empty, &text)
-            text += separator
-            list(operands[middle...], separator, empty: empty, &text)
-            text += ")"
+            return
         }
+        if operands.count == 1 {
+            append(operands[operands.startIndex], to: &text)
+            return
+        }
+        let levels = QueryExpression.listLevels(operands.count)
+        var groupSize = 1
+        for _ in 1..<levels { groupSize *= QueryExpression.listFanOut }
+        text += "("
+        var start = operands.startIndex
+        while start < operands.endIndex {
+            if start > operands.startIndex { text += separator }
+            let end = min(start + groupSize, operands.endIndex)
+            if groupSize == 1 {
+                append(operands[start], to: &text)
+            } else {
+                list(operands[start..<end], separator, empty: empty, &text)
+            }
+            start = end
+        }
+        text += ")"
     }
 
     private mutating func binary(_ op: String, _ lhs: QueryExpression, _ rhs: QueryExpression, _ text: inout String) {

@@ -90,6 +90,23 @@ public final class SQLDriver: Driver, @unchecked Sendable {
         return try body(reader)
     }
 
+    /// Runs `PRAGMA integrity_check` on a reader: the committed state, without blocking writes.
+    /// A damaged file can make the check itself fail part way (SQLCipher fails it when a page's
+    /// HMAC does not match): that failure is one of the problems, not an error.
+    public func checkIntegrity() throws -> [String] {
+        do {
+            guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
+            let reader = try pool.take()
+            defer { pool.give(back: reader) }
+            let messages = try reader.connection.rows("PRAGMA integrity_check").map { $0.first?.coercedToText() ?? "" }
+            return messages == ["ok"] ? [] : messages
+        } catch SharkError.corrupt(_, let reason) {
+            return [reason]
+        } catch SharkError.driver(_, let message, _) {
+            return ["the check stopped: \(message)"]
+        }
+    }
+
     /// Closes every reader so the next reads open new ones (after a rekey, say: open readers
     /// hold the old key). Readers busy now are closed when they come back.
     public func discardReaders() {

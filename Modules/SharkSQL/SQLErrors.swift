@@ -11,6 +11,8 @@ enum SQLErrors {
         switch primary {
         case SHARK_SQLITE_NOTADB:
             return .notADatabase(path: path)
+        case SHARK_SQLITE_CORRUPT:
+            return .corrupt(path: path, reason: message)
         case SHARK_SQLITE_CANTOPEN:
             return .cannotOpen(path: path, reason: openFailureReason(path: path, message: message))
         case SHARK_SQLITE_READONLY:

@@ -33,8 +33,13 @@ struct SchemaMigrator {
         try connection.execute("SAVEPOINT shark_migration")
         do {
             if try tableExists(schema.name) {
-                let existing = try recorded ?? introspectedSchema(of: schema.name)
-                try migrateTable(from: existing, to: schema)
+                if let recorded {
+                    try migrateTable(from: recorded, to: schema)
+                } else {
+                    // A table SharkORM did not create (another program's, or the sqlite3
+                    // shell's): adopt it as it is when its data fits the model.
+                    try adopt(try introspectedSchema(of: schema.name), as: schema)
+                }
             } else {
                 try connection.execute(createTable(schema, named: schema.name))
             }
@@ -195,6 +200,101 @@ struct SchemaMigrator {
         }
     }
 
+    // MARK: Adopting tables made elsewhere
+
+    /// Takes over a table SharkORM has no record of, without rewriting it: its key must be the
+    /// model's, every column the model shares with it must already hold values the model can
+    /// read back unchanged, and columns only the table has must not stop the model's inserts.
+    /// Missing columns are added. Anything else is refused with an error naming the column
+    /// and what its rows actually hold.
+    private func adopt(_ existing: EntitySchema, as schema: EntitySchema) throws {
+        let table = SQLText.identifier(schema.name)
+        guard EntitySchema.folded(existing.key.name) == EntitySchema.folded(schema.key.name) else {
+            throw SharkError.schemaMismatch(
+                entity: schema.name,
+                reason: "the table's primary key is \(existing.key.name), but the model's key is \(schema.key.name)")
+        }
+        guard existing.keyKind == schema.keyKind else {
+            throw SharkError.schemaMismatch(
+                entity: schema.name,
+                reason: "the table's key \(existing.key.name) is \(Self.describe(existing.keyKind)), "
+                    + "but the model's is \(Self.describe(schema.keyKind))")
+        }
+        let existingColumns = Dictionary(
+            existing.columns.map { (EntitySchema.folded($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        for (position, column) in schema.columns.enumerated() {
+            guard let stored = existingColumns[EntitySchema.folded(column.name)] else {
+                try connection.execute("ALTER TABLE \(table) ADD COLUMN \(definition(of: column, isKey: false))")
+                continue
+            }
+            try checkFits(stored, as: column, isKey: position == 0, entity: schema.name)
+        }
+        let modelColumns = Set(schema.columns.map { EntitySchema.folded($0.name) })
+        for column in existing.columns where !modelColumns.contains(EntitySchema.folded(column.name)) {
+            if !column.isNullable && column.defaultValue == nil {
+                throw SharkError.schemaMismatch(
+                    entity: schema.name,
+                    reason: "the table's column \(column.name) is NOT NULL with no default and the model has no "
+                        + "property for it, so no insert could succeed; add the property (or @Transient data elsewhere)"
+                )
+            }
+        }
+    }
+
+    /// Refuses a column whose stored values the model could not read back as they are.
+    private func checkFits(_ stored: ColumnSchema, as column: ColumnSchema, isKey: Bool, entity: String) throws {
+        let name = SQLText.identifier(stored.name)
+        let table = SQLText.identifier(entity)
+        if !column.isNullable {
+            let nulls =
+                try connection.scalar("SELECT count(*) FROM \(table) WHERE \(name) IS NULL")?.coercedToInt64() ?? 0
+            if nulls > 0 {
+                throw SharkError.schemaMismatch(
+                    entity: entity,
+                    reason: "the column \(stored.name) holds NULL in \(nulls) row(s), but the model's "
+                        + "\(column.name) is not optional; make the property optional, or fill those rows first")
+            }
+        }
+        let accepted: [String]
+        switch column.type {
+        case .integer: accepted = ["integer"]
+        case .real: accepted = ["integer", "real"]
+        case .text: accepted = ["text"]
+        case .blob: accepted = ["blob"]
+        }
+        let list = accepted.map { "'\($0)'" }.joined(separator: ", ")
+        let misfits = try connection.rows(
+            "SELECT typeof(\(name)), count(*), min(quote(\(name))) FROM \(table) "
+                + "WHERE \(name) IS NOT NULL AND typeof(\(name)) NOT IN (\(list)) GROUP BY 1 ORDER BY 2 DESC")
+        if let worst = misfits.first {
+            let kind = worst[0].coercedToText()
+            let count = worst[1].coercedToInt64()
+            let example = String(worst[2].coercedToText().prefix(40))
+            throw SharkError.schemaMismatch(
+                entity: entity,
+                reason: "the column \(stored.name) holds \(count) \(kind) value(s) (such as \(example)) where the "
+                    + "model's \(column.name) stores \(column.type.rawValue) values")
+        }
+        if isKey, column.type == .blob {
+            let wrongSize =
+                try connection.scalar("SELECT count(*) FROM \(table) WHERE length(\(name)) <> 16")?.coercedToInt64()
+                ?? 0
+            if wrongSize > 0 {
+                throw SharkError.schemaMismatch(
+                    entity: entity,
+                    reason: "the key column \(stored.name) holds \(wrongSize) blob(s) that are not 16-byte UUIDs")
+            }
+        }
+    }
+
+    private static func describe(_ kind: KeyKind) -> String {
+        switch kind {
+        case .autoIncrement: return "an integer (Int64)"
+        case .uuid: return "a blob (UUID)"
+        case .string: return "text (String)"
+        }
+    }
+
     // MARK: Indexes
 
     private func reconcileIndexes(of schema: EntitySchema) throws {
@@ -245,6 +345,10 @@ struct SchemaMigrator {
     private func introspectedSchema(of name: String) throws -> EntitySchema {
         // PRAGMA rather than pragma_table_info(): the table-valued form needs SQLite 3.16.
         let info = try connection.rows("PRAGMA table_info(\(SQLText.identifier(name)))").map { Array($0[1...]) }
+        if info.filter({ $0[4].coercedToInt64() > 0 }).count > 1 {
+            throw SharkError.schemaMismatch(
+                entity: name, reason: "the existing table has a primary key of several columns; a model has one key")
+        }
         var key: ColumnSchema?
         var keyKind = KeyKind.autoIncrement
         var columns: [ColumnSchema] = []
@@ -261,8 +365,14 @@ struct SchemaMigrator {
             } else {
                 type = .real
             }
-            let schema = ColumnSchema(name: column, type: type, isNullable: row[2].coercedToInt64() == 0)
-            if row[4].coercedToInt64() == 1 && key == nil {
+            let isPrimaryKey = row[4].coercedToInt64() == 1
+            // `INTEGER PRIMARY KEY` is the rowid itself and never NULL, whatever table_info's
+            // notnull column says; any other primary key may hold NULLs, as SQLite allows.
+            let isRowID = isPrimaryKey && declared == "INTEGER"
+            let schema = ColumnSchema(
+                name: column, type: type, isNullable: row[2].coercedToInt64() == 0 && !isRowID,
+                defaultValue: row[3].isNull ? Value?.none : row[3])
+            if isPrimaryKey && key == nil {
                 key = schema
                 keyKind = type == .text ? .string : type == .blob ? .uuid : .autoIncrement
             } else {

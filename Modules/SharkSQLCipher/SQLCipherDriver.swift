@@ -55,8 +55,63 @@ final class CipherKeying: Sendable {
                 }
             }
             if Self.isPlainDatabase(path) { throw SharkError.notEncrypted(path: path) }
+            if keyDecryptsFirstPage(key, using: connection) {
+                throw SharkError.corrupt(
+                    path: path,
+                    reason: "the key is right (the first page's header decrypts), but the page fails SQLCipher's "
+                        + "integrity check: the file was damaged")
+            }
             throw SharkError.wrongKey(path: path)
         }
+    }
+
+    /// Whether `key` decrypts the first block of the file into SQLite's header fields.
+    ///
+    /// SQLCipher answers "file is encrypted or is not a database" both for a wrong key and
+    /// for a right key on a damaged first page (its HMAC no longer matches). Decrypting the
+    /// first 16 bytes after the salt ourselves tells them apart: with the right key they hold
+    /// the page size, the file format versions, the 48 reserved bytes of SQLCipher 3 and the
+    /// fixed payload fractions 64, 32, 32; with a wrong key, noise. AES-CBC confines damage to
+    /// the blocks it hits, so this works unless the damage is in those very bytes or the IV.
+    /// SQLCipher 3 layouts only (PBKDF2-HMAC-SHA1, 48 reserved bytes).
+    func keyDecryptsFirstPage(_ key: SQLCipherKey, using connection: SQLiteConnection) -> Bool {
+        let api = connection.library.api
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 65536), head.count >= 1024 else { return false }
+        let bytes = [UInt8](head)
+        let salt = Array(bytes[0..<16])
+        var aesKey: [UInt8]
+        switch key {
+        case .raw(let data):
+            aesKey = Array(data)
+        case .passphrase(let passphrase):
+            guard let pbkdf2 = api.pointee.pbkdf2_hmac_sha1,
+                let iterations = try? connection.scalar("PRAGMA kdf_iter")?.coercedToInt64(), iterations > 0
+            else { return false }
+            aesKey = [UInt8](repeating: 0, count: 32)
+            let ok = passphrase.withCString { pass in
+                pbkdf2(pass, Int32(passphrase.utf8.count), salt, 16, Int32(iterations), 32, &aesKey)
+            }
+            guard ok == 1 else { return false }
+        }
+        defer { for index in aesKey.indices { aesKey[index] = 0 } }
+        guard aesKey.count == 32 else { return false }
+        let reserved = 48
+        for pageSize in [1024, 2048, 4096, 8192, 16384, 32768, 65536] where bytes.count >= pageSize {
+            let iv = Array(bytes[(pageSize - reserved)..<(pageSize - reserved + 16)])
+            let block = Array(bytes[16..<32])
+            var plain = [UInt8](repeating: 0, count: 16)
+            guard shark_aes256_cbc_decrypt_block(api, aesKey, iv, block, &plain) == 0 else { return false }
+            let storedSize = Int(plain[0]) << 8 | Int(plain[1])
+            let sizeMatches = storedSize == pageSize || (storedSize == 1 && pageSize == 65536)
+            if sizeMatches, (1...2).contains(plain[2]), (1...2).contains(plain[3]), Int(plain[4]) == reserved,
+                plain[5] == 64, plain[6] == 32, plain[7] == 32
+            {
+                return true
+            }
+        }
+        return false
     }
 
     /// SQLCipher's major version (3 for Debian's 3.4.1).

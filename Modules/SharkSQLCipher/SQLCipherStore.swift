@@ -17,6 +17,7 @@ public final class SQLCipherDriver: Driver, @unchecked Sendable {
     public var writer: any DriverConnection { sql.writer }
     public func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T { try sql.read(body) }
     public func close() { sql.close() }
+    public func checkIntegrity() throws -> [String] { try sql.checkIntegrity() }
 }
 
 /// SQLCipher's settings for an open database.

@@ -108,3 +108,21 @@ struct ErrorTests {
         #expect(try query.where(\.name == "Ada").count() == 1)
     }
 }
+
+@Suite("Paths that would give every connection a private database are refused")
+struct PrivateDatabasePathTests {
+    @Test("\":memory:\" and \"\" are refused at open, pointing to .memory and temporary stores")
+    func refused() throws {
+        for path in [":memory:", "", "file::memory:", "file:shared?mode=memory&cache=shared"] {
+            for driver in ErrorTests.persistentDrivers {
+                #expect {
+                    _ = try driver.openFile(path)
+                } throws: { error in
+                    guard case SharkError.cannotOpen(let failed, let reason) = error else { return false }
+                    return failed == path && reason.contains(".memory") && reason.contains("Temporary")
+                }
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: ":memory:"))
+    }
+}

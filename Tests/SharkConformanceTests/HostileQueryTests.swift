@@ -109,16 +109,30 @@ struct HostileQueryTests {
         for _ in 0..<10_000 { negated = !negated }
         #expect(negated.problem != nil)
 
-        // Just inside the limit still runs, with the same answer everywhere.
-        var allowed: QueryPredicate<Person> = \.age == 1
-        for _ in 0..<(QueryExpression.maximumNestingDepth - 3) { allowed = !(!allowed) && \.age >= 0 }
-        if allowed.problem == nil {
-            #expect(try Person.query(in: store).where(allowed).fetch().map(\.age) == [1])
+        // At the limit, every shape of nesting still runs, with the same answer everywhere.
+        let limit = QueryExpression.maximumNestingDepth
+        var nots: QueryPredicate<Person> = \.age == 1
+        while nots.depth + 2 <= limit { nots = !(!nots) }
+        #expect(nots.problem == nil && nots.depth >= limit - 1)
+        #expect(try Person.query(in: store).where(nots).fetch().map(\.age) == [1])
+        #expect((!(!(!nots))).problem != nil)
+
+        var alternating: QueryPredicate<Person> = .between(\.age, 1, 2)
+        var step = 0
+        while alternating.depth < limit {
+            alternating = step.isMultiple(of: 2) ? (\.age != 9 && alternating) : (alternating || .like(\.name, "p7"))
+            step += 1
         }
-        var fortyLevels: QueryPredicate<Person> = \.age == 1
-        for _ in 0..<20 { fortyLevels = !(!fortyLevels) }
-        #expect(fortyLevels.problem == nil)
-        #expect(try Person.query(in: store).where(fortyLevels).fetch().map(\.age) == [1])
+        #expect(alternating.problem == nil && alternating.depth == limit)
+        let expected = try Person.query(in: store).fetch().filter { [1, 2, 7].contains($0.age) }.count
+        #expect(try Person.query(in: store).where(alternating).count() == expected)
+
+        var longList: QueryPredicate<Person> = \.age >= 0
+        for excluded in 0..<10_000 where excluded != 4 { longList = longList && \.age != excluded }
+        var wrapped = longList
+        while wrapped.depth + 3 <= limit { wrapped = !(!wrapped) }
+        #expect(wrapped.problem == nil)
+        #expect(try Person.query(in: store).where(wrapped || .isIn(\.age, [8, 9])).fetch().map(\.age) == [4, 8, 9])
     }
 
     @Test("many where() calls stay flat", arguments: TestDriver.allCases)

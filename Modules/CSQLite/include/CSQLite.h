@@ -28,6 +28,7 @@ typedef void (*shark_sqlite3_destructor)(void *);
 #define SHARK_SQLITE_BUSY 5
 #define SHARK_SQLITE_LOCKED 6
 #define SHARK_SQLITE_READONLY 8
+#define SHARK_SQLITE_CORRUPT 11
 #define SHARK_SQLITE_CANTOPEN 14
 #define SHARK_SQLITE_CONSTRAINT 19
 #define SHARK_SQLITE_NOTADB 26
@@ -106,6 +107,10 @@ typedef struct shark_sqlite3_api {
     // passphrase's key once instead of once per connection. Returns 1 on success.
     int (*pbkdf2_hmac_sha1)(const char *pass, int pass_length, const unsigned char *salt, int salt_length,
                             int iterations, int key_length, unsigned char *out);
+    // optional: OpenSSL's AES_set_decrypt_key and AES_decrypt from SQLCipher's libcrypto, to
+    // tell a wrong key from a damaged first page (see shark_cipher_first_block).
+    int (*aes_set_decrypt_key)(const unsigned char *key, int bits, void *aes_key);
+    void (*aes_decrypt)(const unsigned char *in, unsigned char *out, const void *aes_key);
     int (*limit)(shark_sqlite3 *, int, int);
     int (*create_function_v2)(shark_sqlite3 *, const char *, int, int, void *, shark_sqlite3_function,
                               shark_sqlite3_function, void (*)(shark_sqlite3_context *), void (*)(void *));
@@ -141,6 +146,12 @@ typedef struct shark_overflow_arguments {
     const shark_argument *values;
     int count;
 } shark_overflow_arguments;
+
+/// Decrypts one AES-256-CBC block: `out = AES-decrypt(key, in) XOR iv`. Returns 0 on success,
+/// 1 when the library has no AES functions.
+int shark_aes256_cbc_decrypt_block(const shark_sqlite3_api *api, const unsigned char key[32],
+                                   const unsigned char iv[16], const unsigned char in[16],
+                                   unsigned char out[16]);
 
 /// Registers `shark_arg(i)` on `db`: a deterministic SQL function returning value `i` of the
 /// arguments installed on the calling thread. Returns an SQLite result code.
