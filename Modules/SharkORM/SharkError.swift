@@ -59,7 +59,9 @@ public enum SharkError: Error, Sendable, Equatable {
     /// No store was given and no default store is set.
     case noStore
     /// A query cannot run as written: a predicate or ordering on a property that is not
-    /// persisted, or a value of a type that cannot be stored.
+    /// persisted, a value of a type that cannot be stored, a predicate nested deeper than
+    /// ``QueryExpression/maximumNestingDepth``; or raw SQL with a number of arguments other
+    /// than its parameters, or with text after its first statement.
     case invalidQuery(String)
     /// The driver does not support the operation (raw SQL on the memory engine, say).
     case unsupported(String)

@@ -13,6 +13,19 @@ extension Store {
     /// try store.commit(person)     // UPDATE "Person" SET "age" = ? WHERE "id" = ?
     /// try store.commit(person)     // no statement: nothing changed
     /// ```
+    ///
+    /// A commit writes the values the object holds; it does not re-read the row first. So a
+    /// read-modify-write outside a transaction can lose a concurrent update: two threads that
+    /// each fetch a balance of 100, add 10 and commit both write 110. Do the read and the write
+    /// in one transaction, which holds the writer for its whole body, and the updates queue up:
+    ///
+    /// ```swift
+    /// try store.transaction {
+    ///     let account = try store.find(Account.self, id: id)!   // reads inside see the latest
+    ///     account.balance += 10
+    ///     try store.commit(account)
+    /// }
+    /// ```
     public func commit<M: Model>(_ object: M) throws {
         let schema = try schema(for: M.self)
         let state = object._$shark

@@ -218,7 +218,9 @@ extension StoreConfiguration {
     ///
     /// New databases use 4 KiB cipher pages (SQLCipher 4's default; SQLCipher 3's 1 KiB pages
     /// cost about a third more on inserts and fetches); existing SQLCipher 3 databases with
-    /// 1 KiB pages open too. A wrong key fails with ``SharkError/wrongKey(path:)``, a plain
+    /// 1 KiB pages open too. SQLCipher 3's own `sqlcipher` shell expects 1 KiB pages: to open a
+    /// file SharkORM created with it, run `PRAGMA cipher_page_size = 4096;` right after
+    /// `PRAGMA key`. A wrong key fails with ``SharkError/wrongKey(path:)``, a plain
     /// database with ``SharkError/notEncrypted(path:)``. Works beside `.sqlite` stores, and
     /// beside GRDB, in the same process.
     public static func sqlcipher(
