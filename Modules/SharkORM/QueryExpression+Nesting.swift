@@ -32,21 +32,19 @@ extension QueryExpression {
     /// let both = QueryExpression.conjunction(.and([a, b]), c)   // .and([a, b, c])
     /// ```
     public static func conjunction(_ lhs: QueryExpression, _ rhs: QueryExpression) -> QueryExpression {
-        switch (lhs, rhs) {
-        case (.and(let left), .and(let right)): return .and(left + right)
-        case (.and(let left), _): return .and(left + [rhs])
-        case (_, .and(let right)): return .and([lhs] + right)
-        default: return .and([lhs, rhs])
-        }
+        .and(lhs.operands(ifAnd: true) + rhs.operands(ifAnd: true))
     }
 
     /// `lhs OR rhs`, appending to an existing disjunction instead of nesting inside it.
     public static func disjunction(_ lhs: QueryExpression, _ rhs: QueryExpression) -> QueryExpression {
-        switch (lhs, rhs) {
-        case (.or(let left), .or(let right)): return .or(left + right)
-        case (.or(let left), _): return .or(left + [rhs])
-        case (_, .or(let right)): return .or([lhs] + right)
-        default: return .or([lhs, rhs])
+        .or(lhs.operands(ifAnd: false) + rhs.operands(ifAnd: false))
+    }
+
+    /// The operands of an AND (or OR) list, or the expression itself as the only operand.
+    private func operands(ifAnd and: Bool) -> [QueryExpression] {
+        switch self {
+        case .and(let operands) where and, .or(let operands) where !and: return operands
+        default: return [self]
         }
     }
 

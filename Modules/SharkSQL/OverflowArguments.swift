@@ -30,7 +30,7 @@ func withOverflowArguments<T>(
         if source.count > 0 { start.copyMemory(from: source.baseAddress!, byteCount: source.count) }
         used += source.count
         return shark_argument(
-            type: 0, integer: 0, real: 0, bytes: UnsafeRawPointer(start), length: Int32(source.count))
+            type: 0, integer: 0, real: 0, bytes: UnsafeRawPointer(start), length: Int32(clamping: source.count))
     }
     for value in values {
         switch value {

@@ -180,6 +180,9 @@ final class SQLBinder: RowWriter {
         return pointer
     }()
 
+    /// `SQLITE_TOOBIG`.
+    private static let tooBig: Int32 = 18
+
     private func check(_ code: Int32, _ value: @autoclosure () -> Value) {
         if code != SHARK_SQLITE_OK && failure == SHARK_SQLITE_OK { failure = code }
         if records { recorded!.append(value()) }
@@ -200,12 +203,14 @@ final class SQLBinder: RowWriter {
     func write(_ value: String, at index: Int32) {
         // withCString, not withUTF8: a small (inline) string is copied to the stack instead of
         // being moved to the heap first. The explicit length keeps interior NULs.
-        let length = Int32(value.utf8.count)
+        // SQLite takes lengths as 32-bit ints: a longer value is SQLITE_TOOBIG, not a trap.
+        guard let length = Int32(exactly: value.utf8.count) else { return check(Self.tooBig, .text(value)) }
         let code = value.withCString { shark_bind_text(api, statement, index, $0, length) }
         check(code, .text(value))
     }
 
     func write(_ value: Data, at index: Int32) {
+        guard Int32(exactly: value.count) != nil else { return check(Self.tooBig, .blob(value)) }
         let code = value.withUnsafeBytes { buffer in
             shark_bind_blob(
                 api, statement, index, buffer.baseAddress ?? UnsafeRawPointer(Self.empty), Int32(buffer.count))
