@@ -53,6 +53,10 @@ final class MemoryConnection: DriverConnection {
         }
     }
 
+    // A reader's state is one snapshot already.
+    func beginRead() throws {}
+    func endRead() throws {}
+
     // MARK: Schema
 
     func apply(_ schema: EntitySchema) throws {

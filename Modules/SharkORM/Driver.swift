@@ -36,6 +36,11 @@ public protocol DriverConnection: AnyObject {
     func createSavepoint(_ name: String) throws
     func releaseSavepoint(_ name: String) throws
     func rollbackToSavepoint(_ name: String) throws
+    /// Starts a read that sees one state until ``endRead()``, however many queries it runs
+    /// (readers only: a snapshot for the memory engine, a deferred transaction for SQL).
+    func beginRead() throws
+    /// Ends what ``beginRead()`` started.
+    func endRead() throws
 
     /// Inserts `object`. When `includingKey` is false the key column is left to the engine,
     /// which returns the key it assigned; otherwise returns nil.

@@ -21,7 +21,7 @@
 /// return false from a `will…` hook to veto the write (the commit fails with
 /// ``SharkError/vetoed(entity:operation:)`` and nothing is written). The `did…` hooks run after
 /// the enclosing transaction has committed, never for rolled-back work.
-public protocol Model: AnyObject {
+public protocol Model: AnyObject, _SharkSendableMetatype {
     /// The key type: `Int64` (assigned by the store), `UUID` or `String` (assigned by the app).
     associatedtype Key: ColumnConvertible & Hashable & Sendable
 
@@ -180,3 +180,11 @@ public struct ColumnSet: Sendable, Hashable {
         return result + high.sorted()
     }
 }
+
+#if compiler(>=6.2)
+    /// Lets a model's type (not its objects) cross to the store's threads, as the async API
+    /// needs: a class's metatype holds no mutable state.
+    public protocol _SharkSendableMetatype: SendableMetatype {}
+#else
+    public protocol _SharkSendableMetatype {}
+#endif

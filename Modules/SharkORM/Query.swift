@@ -8,7 +8,7 @@
 ///     .limit(20).offset(40)
 ///     .fetch()
 /// ```
-public struct Query<Root: Model> {
+public struct Query<Root: Model>: Sendable {
     /// The store the query runs against.
     public let store: Store
     /// The AST the drivers receive.
@@ -79,8 +79,35 @@ public struct Query<Root: Model> {
     /// How many objects match (limit and offset applied).
     public func count() throws -> Int {
         if let problem { throw problem }
-        let schema = try store.schema(for: Root.self)
+        let schema = try store.preparedSchema(for: Root.self)
         return try store.withReader { try $0.count(description, schema: schema) }
+    }
+
+    // MARK: Async results
+
+    /// ``fetch()`` on one of the store's reader threads. The objects are new and belong to
+    /// the caller from then on (`sending`): fetch from the main actor, use them there.
+    ///
+    /// ```swift
+    /// @MainActor func reload() async throws {
+    ///     people = try await Person.query(in: store).orderBy(\.name).fetch()
+    /// }
+    /// ```
+    public func fetch() async throws -> sending [Root] {
+        let query = self
+        return try await store.readerThreads.run { try query.fetch() }
+    }
+
+    /// ``first()`` on one of the store's reader threads.
+    public func first() async throws -> sending Root? {
+        let query = self
+        return try await store.readerThreads.run { try query.first() }
+    }
+
+    /// ``count()`` on one of the store's reader threads.
+    public func count() async throws -> Int {
+        let query = self
+        return try await store.readerThreads.run { try query.count() }
     }
 
     private func ordered<V>(_ keyPath: KeyPath<Root, V>, ascending: Bool) -> Query {

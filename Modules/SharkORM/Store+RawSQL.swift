@@ -18,10 +18,7 @@ extension Store {
     /// ``execute(_:_:)`` with an array of arguments.
     @discardableResult
     public func execute(_ sql: String, arguments: [Value]) throws -> Int {
-        try writeLock.withLock {
-            try checkOpen()
-            return try driver.writer.executeRaw(sql, arguments: arguments).changes
-        }
+        try withWriterAccess { writer in try writer.executeRaw(sql, arguments: arguments).changes }
     }
 
     /// Runs a raw SQL query with bound arguments and returns its rows as values.

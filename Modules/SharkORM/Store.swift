@@ -4,8 +4,9 @@ import Synchronization
 /// A database: the entry point for committing, removing, fetching and observing model objects.
 ///
 /// A store opens one driver, chosen by its configuration, and is safe to share between
-/// threads: writes are serialized, reads run concurrently on their own snapshot. The schema
-/// of each model is created or migrated automatically the first time the store meets it.
+/// threads and tasks: writes are serialized, reads run concurrently on their own snapshot.
+/// The schema of each model is created or migrated automatically the first time the store
+/// meets it.
 ///
 /// ```swift
 /// let store = try Store(.sqlite(path: "app.sqlite"))
@@ -14,6 +15,19 @@ import Synchronization
 /// try store.commit(person)
 /// let adults = try Person.query(in: store).where(\.age >= 18).fetch()
 /// ```
+///
+/// Every operation has a blocking form, which runs on the calling thread, and an `async` form,
+/// which runs on the store's own threads and never blocks Swift's cooperative pool:
+///
+/// ```swift
+/// let adults = try await Person.query(in: store).where(\.age >= 18).fetch()
+/// try await store.write { tx in try tx.commit(Person(name: "Grace")) }
+/// ```
+///
+/// Each fetch makes new objects: a store hands out no shared instances (see
+/// docs/architecture.md, "Identity"). Objects are not `Sendable`; an async fetch returns its
+/// objects as `sending`, so they belong to the caller's isolation (the main actor, say) from
+/// then on.
 public final class Store: Sendable {
     /// The store used by `person.commit()` and `Person.query()` when an object has none of
     /// its own. Set it once at start-up.
@@ -31,38 +45,63 @@ public final class Store: Sendable {
     /// The driver's short name ("sqlite", "memory", …).
     public var driverName: String { driver.name }
 
-    /// The driver behind this store, for driver-specific operations and statistics.
-    ///
-    /// ```swift
-    /// if let memory = store.driver as? MemoryDriver { print(memory.rowsVisited) }
-    /// ```
-    public let driver: any Driver
-    let writeLock = WriterLock()
+    /// The driver behind this store. Writing through it would skip hooks, rollback
+    /// restoration and observers: for drivers and tests of this package only.
+    package let driver: any Driver
+    /// Held by whoever uses the writer connection: one outermost transaction at a time.
+    let writerLock = NSLock()
+    /// The open transaction's levels; only touched while holding `writerLock`.
     let transactions = TransactionStack()
+    let observers = Mutex<[any TransactionObserver]>([])
+    /// The threads of the async API: one for writes, a few for reads.
+    let writerThread: StoreWorkers
+    let readerThreads: StoreWorkers
     private let schemas = Mutex<[ObjectIdentifier: EntitySchema]>([:])
     private let isClosed = Atomic<Bool>(false)
 
     /// Opens a store with the driver and options of `configuration`.
     public init(_ configuration: StoreConfiguration) throws {
         driver = try configuration.openDriver()
+        writerThread = StoreWorkers(name: "SharkORM writer", width: 1)
+        readerThreads = StoreWorkers(name: "SharkORM reader", width: 4)
     }
 
-    deinit { driver.close() }
+    deinit {
+        writerThread.stop()
+        readerThreads.stop()
+        driver.close()
+    }
 
-    /// Closes the store's connections. Using the store afterwards throws ``SharkError/closed``.
+    /// Closes the store's connections, once the transaction in progress (if any) ends. Using
+    /// the store afterwards throws ``SharkError/closed``.
     public func close() {
-        writeLock.withLock {
+        writerLock.withLock {
             isClosed.store(true, ordering: .releasing)
             driver.close()
         }
+        writerThread.stop()
+        readerThreads.stop()
+    }
+
+    /// Creates or migrates the storage of `M` now, rather than on its first use, and returns
+    /// the schema as applied. Throws what applying it would throw later (a lossy change, a
+    /// reserved name, a table whose data does not fit).
+    ///
+    /// ```swift
+    /// let schema = try store.prepare(Person.self)
+    /// print(schema.columns.map(\.name))
+    /// ```
+    @discardableResult
+    public func prepare<M: Model>(_ type: M.Type) throws -> EntitySchema {
+        try preparedSchema(for: type)
     }
 
     /// The schema of `M` as applied to this store, applying it first if needed.
-    public func schema<M: Model>(for type: M.Type) throws -> EntitySchema {
+    @usableFromInline
+    func preparedSchema<M: Model>(for type: M.Type) throws -> EntitySchema {
         let id = ObjectIdentifier(type)
         if let schema = schemas.withLock({ $0[id] }) { return schema }
-        return try writeLock.withLock {
-            try checkOpen()
+        return try withWriterAccess { writer in
             if let schema = schemas.withLock({ $0[id] }) { return schema }
             let schema = try M.validatedSchema()
             let folded = EntitySchema.folded(schema.name)
@@ -74,7 +113,7 @@ public final class Store: Sendable {
                     reason: "the entity \(clash.name) of this store differs only in case, and entity names are "
                         + "case-insensitive in storage")
             }
-            try driver.writer.apply(schema)
+            try writer.apply(schema)
             schemas.withLock { applied in
                 // Another model class stored under the same entity name is no longer in step
                 // with the table: it re-applies (migrates back) the next time it is used.
@@ -89,65 +128,48 @@ public final class Store: Sendable {
         }
     }
 
-    func checkOpen() throws {
+    func checkOpen() throws(SharkError) {
         if isClosed.load(ordering: .acquiring) { throw SharkError.closed }
     }
 
-    /// Runs `body` on the connection a read should use: the writer when the calling thread is
-    /// inside a transaction (to see its own writes), a reader otherwise.
-    @usableFromInline
-    func withReader<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
-        try checkOpen()
-        if writeLock.isHeldByCurrentThread { return try body(driver.writer) }
-        return try driver.read(body)
+    /// The transaction of this store open around the calling code, if any.
+    func activeTransaction() throws(SharkError) -> WriteTransaction? {
+        try TransactionScope.current(WriteTransaction.self, of: self)
     }
 
-    /// Objects of `M` matching `query`.
-    ///
-    /// Inlinable so that it is specialized for the concrete model in the caller's module:
-    /// decoding and appending are then direct calls rather than generic ones, which halves
-    /// the cost of a large fetch.
-    @inlinable
-    func fetch<M: Model>(_ query: QueryDescription, as type: M.Type) throws -> [M] {
-        let schema = try schema(for: M.self)
-        var objects: [M] = []
-        try withReader { connection in
-            try connection.select(query, schema: schema) { row in
-                let object = try M(_sharkRow: row)
-                object._$shark = ModelState(readFrom: self)
-                objects.append(object)
-            }
+    /// Runs `body` with the writer connection to itself: inside the open transaction of this
+    /// store when the calling code has one, holding the writer lock otherwise. For operations
+    /// that must not overlap a write (rekeying an encrypted database, say).
+    package func withWriterAccess<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
+        if try activeTransaction() != nil {
+            try checkOpen()
+            return try body(driver.writer)
         }
-        return objects
+        return try writerLock.withLock {
+            try checkOpen()
+            return try body(driver.writer)
+        }
     }
 
-    /// The object of type `M` whose key is `id`, or nil.
+    /// Registers an observer of every write transaction (see ``TransactionObserver``). It
+    /// takes part from the next transaction on.
     ///
     /// ```swift
-    /// let ada = try store.find(Person.self, id: 1)
+    /// store.addTransactionObserver(AuditLog())
     /// ```
-    public func find<M: Model>(_ type: M.Type, id: M.Key) throws -> M? {
-        var query = QueryDescription(entity: M._sharkEntityName)
-        query.predicate = .comparison(.equal, .column(M._sharkSchemaColumns[0].name), .value(id.columnValue))
-        query.limit = 1
-        return try fetch(query, as: M.self).first
+    public func addTransactionObserver(_ observer: any TransactionObserver) {
+        observers.withLock { $0.append(observer) }
     }
 
-    /// Reloads every persisted value of `object` from the store, discarding unsaved changes.
-    /// Throws ``SharkError/notFound(entity:key:)`` when the object is no longer stored.
-    public func refresh<M: Model>(_ object: M) throws {
-        let schema = try schema(for: M.self)
-        var query = QueryDescription(entity: schema.name)
-        query.predicate = .comparison(.equal, .column(schema.key.name), .value(object.id.columnValue))
-        query.limit = 1
-        var found = false
-        try withReader { connection in
-            try connection.select(query, schema: schema) { row in
-                try object._sharkRestore(from: row)
-                found = true
-            }
-        }
-        guard found else { throw SharkError.notFound(entity: schema.name, key: "\(object.id)") }
-        object._$shark.didWrite(to: self)
+    /// Stops `observer` from taking part in later transactions.
+    public func removeTransactionObserver(_ observer: any TransactionObserver) {
+        observers.withLock { $0.removeAll { $0 === observer } }
+    }
+
+    var hasObservers: Bool { observers.withLock { !$0.isEmpty } }
+
+    /// Entities raw SQL must not write, gathered from the observers.
+    var protectedEntities: Set<String> {
+        observers.withLock { $0.reduce(into: Set<String>()) { $0.formUnion($1.protectedEntities) } }
     }
 }

@@ -19,25 +19,59 @@ final class TransactionStack: @unchecked Sendable {
         var afterCommit: [CommittedWrite] = []
         /// Undo actions beyond objects (forgetting a schema applied inside the level, say).
         var onRollback: [() -> Void] = []
+        /// The changes of this level, for observers and events; recorded only when someone
+        /// listens (see `recordsChanges`).
+        var changes: [RecordedChange] = []
     }
 
     private(set) var levels: [Level] = []
     private var savepointCounter = 0
     private var stampCounter: UInt64 = 0
+    /// Whether the open transaction records its changes: read once when it begins.
+    private(set) var recordsChanges = false
+    /// Set while observers run: what they write is marked so they never see it.
+    private var observing = false
+    /// Who the open transaction's changes are attributed to.
+    var origin: ChangeOrigin = .local
 
     var isEmpty: Bool { levels.isEmpty }
 
-    func push() -> Level {
+    @discardableResult
+    func push(recordingChanges: Bool) -> Level {
         stampCounter += 1
         let level: Level
         if levels.isEmpty {
             level = Level(savepoint: nil, stamp: stampCounter)
+            recordsChanges = recordingChanges
+            origin = .local
         } else {
             savepointCounter += 1
             level = Level(savepoint: "shark_sp_\(savepointCounter)", stamp: stampCounter)
         }
         levels.append(level)
         return level
+    }
+
+    /// Records a change at the innermost level.
+    func record(schema: EntitySchema, key: Value?, _ operation: Change.Operation, _ columns: ColumnSet) {
+        levels[levels.count - 1].changes.append(
+            RecordedChange(
+                schema: schema, key: key, operation: operation, columns: columns, origin: origin,
+                byObserver: observing))
+    }
+
+    /// The changes observers have not seen, once every level has been folded into the
+    /// outermost (only the outermost is open when observers run).
+    func changesForObservers() -> [Change] {
+        guard let outermost = levels.first else { return [] }
+        return outermost.changes.filter { !$0.byObserver }.map(\.change)
+    }
+
+    /// Runs `body` with the writes it makes marked as the observers' own.
+    func whileObserving<T>(_ body: () throws -> T) rethrows -> T {
+        observing = true
+        defer { observing = false }
+        return try body()
     }
 
     /// Records how to restore `object` unless the innermost level already has (the first
@@ -75,6 +109,7 @@ final class TransactionStack: @unchecked Sendable {
         levels[parent].restorers += level.restorers
         levels[parent].afterCommit += level.afterCommit
         levels[parent].onRollback += level.onRollback
+        levels[parent].changes += level.changes
         return []
     }
 

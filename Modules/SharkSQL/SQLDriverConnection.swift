@@ -32,6 +32,9 @@ public final class SQLDriverConnection: DriverConnection {
     public func createSavepoint(_ name: String) throws { try connection.execute("SAVEPOINT \(name)") }
     public func releaseSavepoint(_ name: String) throws { try connection.execute("RELEASE \(name)") }
     public func rollbackToSavepoint(_ name: String) throws { try connection.execute("ROLLBACK TO \(name)") }
+    // Deferred: the first query starts the snapshot, and a reader never takes the write lock.
+    public func beginRead() throws { try connection.execute("BEGIN DEFERRED") }
+    public func endRead() throws { try connection.execute("COMMIT") }
 
     public func insert<M: Model>(_ object: M, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
         let statement = try insertStatement(for: schema, includingKey: includingKey)

@@ -49,7 +49,7 @@ public enum SQLCipher {
             throw SharkError.unsupported("rekey needs a .sqlcipher store, not \(store.driverName)")
         }
         let material = try key.keyMaterial()
-        try store.withWriter { _ in
+        try store.withWriterAccess { _ in
             let connection = driver.sql.writerSQLConnection
             guard let handle = connection.handle, let rekey = connection.library.api.pointee.rekey else {
                 throw SharkError.unsupported("this SQLCipher library has no sqlite3_rekey")
@@ -69,7 +69,7 @@ public enum SQLCipher {
         guard let driver = store.driver as? SQLCipherDriver else {
             throw SharkError.unsupported("cipher settings need a .sqlcipher store, not \(store.driverName)")
         }
-        return try store.withWriter { _ in
+        return try store.withWriterAccess { _ in
             let connection = driver.sql.writerSQLConnection
             func pragma(_ name: String) throws -> Value { try connection.scalar("PRAGMA \(name)") ?? .null }
             return CipherSettings(

@@ -94,24 +94,24 @@ struct TransactionTests {
         let store = try driver.makeStore()
         defer { store.close() }
         try store.commit(Person(name: "Before", payrollNumber: 1))
-        try store.transaction {
+        try await store.transaction {
             try store.commit(Person(name: "Inside", payrollNumber: 2))
             let seenElsewhere = Thread.runAndWait { try? Person.query(in: store).count() }
             #expect(seenElsewhere == 1)
         }
-        #expect(try Person.query(in: store).count() == 2)
+        #expect(try await Person.query(in: store).count() == 2)
     }
 
     @Test("readers running beside a writer never see half a transaction", arguments: TestDriver.allCases)
     func readersSeeWholeTransactions(driver: TestDriver) async throws {
         let store = try driver.makeStore()
         defer { store.close() }
-        _ = try store.schema(for: Person.self)
+        try store.prepare(Person.self)
         let oddCounts = try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask {
                 // Every transaction adds two rows: a consistent reader only ever sees even counts.
                 for pair in 0..<40 {
-                    try store.transaction {
+                    try await store.transaction {
                         try store.commit(Person(name: "a", payrollNumber: pair * 2))
                         try store.commit(Person(name: "b", payrollNumber: pair * 2 + 1))
                     }
@@ -121,14 +121,14 @@ struct TransactionTests {
             for _ in 0..<2 {
                 group.addTask {
                     var odd = 0
-                    for _ in 0..<200 where try Person.query(in: store).count() % 2 != 0 { odd += 1 }
+                    for _ in 0..<200 where try await Person.query(in: store).count() % 2 != 0 { odd += 1 }
                     return odd
                 }
             }
             return try await group.reduce(0, +)
         }
         #expect(oddCounts == 0)
-        #expect(try Person.query(in: store).count() == 80)
+        #expect(try await Person.query(in: store).count() == 80)
     }
 
     @Test("concurrent writers are serialized", arguments: TestDriver.allCases)
@@ -145,7 +145,7 @@ struct TransactionTests {
             }
             try await group.waitForAll()
         }
-        #expect(try Person.query(in: store).count() == 100)
+        #expect(try await Person.query(in: store).count() == 100)
     }
 }
 

@@ -1,0 +1,152 @@
+/// A read of a store that sees one consistent state for its whole body, however many
+/// queries it runs, while writers go on.
+///
+/// ```swift
+/// let (people, count) = try store.read { snapshot in
+///     (try snapshot.fetch(Person.query(in: store)), try snapshot.count(Order.query(in: store)))
+/// }
+/// ```
+///
+/// Like ``WriteTransaction`` it belongs to its body: queries inside the body that are not
+/// handed it (`Person.query(in: store).fetch()`) read the same state, and using it from
+/// another thread or task, or after the body returned, throws
+/// ``SharkError/transactionMisuse(_:)``.
+public final class ReadTransaction: ScopedTransaction, @unchecked Sendable {
+    /// The store this transaction reads.
+    public let store: Store
+    let connection: any DriverConnection
+    let confinement = Confinement()
+
+    init(store: Store, connection: any DriverConnection) {
+        self.store = store
+        self.connection = connection
+    }
+
+    func usability() -> SharkError? { confinement.problem("read transaction") }
+
+    /// Every object `query` matches, in this transaction's state.
+    public func fetch<M: Model>(_ query: Query<M>) throws -> [M] {
+        if let problem = usability() { throw problem }
+        return try query.fetch()
+    }
+
+    /// The object of type `M` whose key is `id`, in this transaction's state.
+    public func find<M: Model>(_ type: M.Type, id: M.Key) throws -> M? {
+        if let problem = usability() { throw problem }
+        return try store.find(type, id: id)
+    }
+
+    /// How many objects `query` matches, in this transaction's state.
+    public func count<M: Model>(_ query: Query<M>) throws -> Int {
+        if let problem = usability() { throw problem }
+        return try query.count()
+    }
+}
+
+extension Store {
+    /// Runs `body` with a consistent view of the committed state: every query inside sees the
+    /// same snapshot, however long it takes, and never waits for writers. Inside a write
+    /// transaction of this store, it reads that transaction's own state instead.
+    ///
+    /// ```swift
+    /// let total = try store.read { snapshot in
+    ///     try snapshot.fetch(Order.query(in: store)).reduce(0) { $0 + $1.quantity }
+    /// }
+    /// ```
+    public func read<T>(_ body: (ReadTransaction) throws -> T) throws -> T {
+        try checkOpen()
+        if try activeTransaction() != nil {
+            let transaction = ReadTransaction(store: self, connection: driver.writer)
+            defer { transaction.confinement.end() }
+            return try TransactionScope.with(transaction) { try body(transaction) }
+        }
+        return try driver.read { connection in
+            try connection.beginRead()
+            let transaction = ReadTransaction(store: self, connection: connection)
+            defer {
+                transaction.confinement.end()
+                try? connection.endRead()
+            }
+            return try TransactionScope.with(transaction) { try body(transaction) }
+        }
+    }
+
+    /// ``read(_:)`` on one of the store's reader threads, so the caller's thread is never
+    /// blocked.
+    ///
+    /// ```swift
+    /// let people = try await store.read { snapshot in try snapshot.fetch(Person.query(in: store)) }
+    /// ```
+    public func read<T>(_ body: sending @escaping (ReadTransaction) throws -> T) async throws -> sending T {
+        try checkOpen()
+        return try await readerThreads.run { try self.read(body) }
+    }
+
+    /// Runs `body` on the connection a read should use: the writer inside a write transaction
+    /// of this store (to see its own writes), the connection of the read transaction around
+    /// the calling code, or a reader of the driver's.
+    @usableFromInline
+    func withReader<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
+        try checkOpen()
+        if try activeTransaction() != nil { return try body(driver.writer) }
+        if let snapshot = try TransactionScope.current(ReadTransaction.self, of: self) {
+            return try body(snapshot.connection)
+        }
+        return try driver.read(body)
+    }
+
+    /// Objects of `M` matching `query`.
+    ///
+    /// Inlinable so that it is specialized for the concrete model in the caller's module:
+    /// decoding and appending are then direct calls rather than generic ones, which halves
+    /// the cost of a large fetch.
+    @inlinable
+    func fetch<M: Model>(_ query: QueryDescription, as type: M.Type) throws -> [M] {
+        let schema = try preparedSchema(for: M.self)
+        var objects: [M] = []
+        try withReader { connection in
+            try connection.select(query, schema: schema) { row in
+                let object = try M(_sharkRow: row)
+                object._$shark = ModelState(readFrom: self)
+                objects.append(object)
+            }
+        }
+        return objects
+    }
+
+    /// The object of type `M` whose key is `id`, or nil.
+    ///
+    /// ```swift
+    /// let ada = try store.find(Person.self, id: 1)
+    /// ```
+    public func find<M: Model>(_ type: M.Type, id: M.Key) throws -> M? {
+        var query = QueryDescription(entity: M._sharkEntityName)
+        query.predicate = .comparison(.equal, .column(M._sharkSchemaColumns[0].name), .value(id.columnValue))
+        query.limit = 1
+        return try fetch(query, as: M.self).first
+    }
+
+    /// ``find(_:id:)`` on one of the store's reader threads.
+    public func find<M: Model>(_ type: M.Type, id: M.Key) async throws -> sending M? {
+        try checkOpen()
+        return try await readerThreads.run { try self.find(type, id: id) }
+    }
+
+    /// Reloads every persisted value of `object` from the store, discarding unsaved changes.
+    /// Throws ``SharkError/notFound(entity:key:)`` when the object is no longer stored.
+    public func refresh<M: Model>(_ object: M) throws {
+        let schema = try preparedSchema(for: M.self)
+        var query = QueryDescription(entity: schema.name)
+        query.predicate = .comparison(.equal, .column(schema.key.name), .value(object.id.columnValue))
+        query.limit = 1
+        var found = false
+        try withReader { connection in
+            try connection.select(query, schema: schema) { row in
+                try object._sharkRestore(from: row)
+                found = true
+            }
+        }
+        guard found else { throw SharkError.notFound(entity: schema.name, key: "\(object.id)") }
+        object._$shark.didWrite(to: self)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Threads of a store's own, where the async API runs blocking work (SQLite calls, file I/O)
+/// so that it never occupies a thread of Swift's cooperative pool.
+///
+/// A fixed number of threads, started on first use, take jobs in order. A store has one
+/// such group of a single thread for writes (the writer is one connection: one thread is
+/// all it can use) and one for reads, as wide as its reader pool. The threads end when the
+/// store closes or goes away.
+final class StoreWorkers: @unchecked Sendable {
+    /// A job that was handed over whole (`sending`): nothing else refers to it.
+    private final class Job: @unchecked Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+
+    private let name: String
+    private let width: Int
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var started = 0
+    private var stopping = false
+
+    init(name: String, width: Int) {
+        self.name = name
+        self.width = max(1, width)
+    }
+
+    /// Runs `job` on one of the threads and returns its result to the awaiting task.
+    ///
+    /// The result travels back in a ``Transfer`` box: the job was handed over whole
+    /// (`sending`) and runs exactly once, then is dropped, so whatever it returns is reachable
+    /// from nothing but the result, and the caller may own it (`sending`). The compiler cannot
+    /// follow that across the thread hop, hence the box.
+    func run<T>(_ job: sending @escaping () throws -> T) async throws -> sending T {
+        let handedOver = Transfer(value: job)
+        let box = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<Transfer<T>, any Error>) in
+            enqueue {
+                do {
+                    continuation.resume(returning: Transfer(value: try handedOver.value()))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        return box.value
+    }
+
+    private func enqueue(_ closure: @escaping @Sendable () -> Void) {
+        let job = Job(closure)
+        condition.lock()
+        if stopping {
+            condition.unlock()
+            job.run()  // a closed store: the job fails fast with `SharkError.closed` itself
+            return
+        }
+        jobs.append(job)
+        if started < width && started < jobs.count + busy {
+            started += 1
+            let thread = Thread { [self] in workLoop() }
+            thread.name = "\(name) \(started)"
+            thread.start()
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
+    private var busy = 0
+
+    /// The loop of each thread: take a job, run it, until the group stops.
+    private func workLoop() {
+        condition.lock()
+        while true {
+            while jobs.isEmpty && !stopping { condition.wait() }
+            if jobs.isEmpty && stopping { break }
+            let job = jobs.removeFirst()
+            busy += 1
+            condition.unlock()
+            job.run()
+            condition.lock()
+            busy -= 1
+        }
+        started -= 1
+        condition.unlock()
+    }
+
+    /// Lets the threads finish the jobs already queued, then end.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    deinit { stop() }
+}
+
+/// A value handed from one thread to another by code that guarantees nothing else refers to
+/// it (see ``StoreWorkers/run(_:)``).
+struct Transfer<T>: @unchecked Sendable {
+    var value: T
+}

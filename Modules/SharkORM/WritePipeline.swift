@@ -1,0 +1,160 @@
+/// The write pipeline: the one way every write reaches a driver, in ordered stages.
+///
+/// 1. **Hooks and vetoes.** `willInsert`/`willUpdate`/`willDelete` run first; a `false` stops
+///    the write with ``SharkError/vetoed(entity:operation:)`` before anything is written.
+/// 2. **The driver write.** One intent — insert, update of the changed columns, delete — to the
+///    writer connection. The object is remembered first, so a rollback puts its in-memory
+///    state back along with the row; its change flags are cleared once the driver has the
+///    row, and restored if the transaction rolls back.
+/// 3. **In-transaction observers** (``TransactionObserver``), just before COMMIT: they see the
+///    transaction's changes (savepoints that rolled back left none; vetoed writes never made
+///    any) and may write through the same transaction; their own writes are not shown to them
+///    again.
+/// 4. **COMMIT.**
+/// 5. **After-commit delivery**, outside the writer: the `did…` hooks, in the order of the
+///    writes (events join here).
+///
+/// Raw SQL writes go through stages 2 to 5 too, reported per entity since their rows are
+/// unknown (``Change/Operation/unknown``); an entity an observer protects refuses them.
+extension WriteTransaction {
+    /// Inserts or updates one object inside this transaction.
+    func write<M: Model>(_ object: M, schema: EntitySchema) throws {
+        let state = object._$shark
+        if state.isPersisted && state.store === store {
+            try update(object, state: state, schema: schema)
+        } else {
+            try insert(object, state: state, schema: schema)
+        }
+    }
+
+    private func insert<M: Model>(_ object: M, state: ModelState, schema: EntitySchema) throws {
+        let key = object.id.columnValue
+        let assignsKey = schema.keyKind == .autoIncrement && key == .integer(0)
+        if schema.keyKind == .string, key == .text("") {
+            throw SharkError.invalidKey(entity: schema.name, reason: "a String key must not be empty")
+        }
+        guard object.willInsert() else { throw SharkError.vetoed(entity: schema.name, operation: .insert) }
+        let stack = store.transactions
+        stack.remember(object, state: state, in: store)
+        let assigned = try store.driver.writer.insert(object, schema: schema, includingKey: !assignsKey)
+        if assignsKey, let assigned { object._sharkAssignKey(assigned) }
+        object._$shark.didWrite(to: store)
+        stack.afterCommit(.inserted(object))
+        if stack.recordsChanges {
+            stack.record(schema: schema, key: object.id.columnValue, .insert, ColumnSet())
+        }
+    }
+
+    private func update<M: Model>(_ object: M, state: ModelState, schema: EntitySchema) throws {
+        let columns = state.dirty.members
+        guard !columns.isEmpty else { return }
+        if columns.first == 0 {
+            throw SharkError.invalidKey(entity: schema.name, reason: "the key of a stored object cannot change")
+        }
+        guard object.willUpdate() else { throw SharkError.vetoed(entity: schema.name, operation: .update) }
+        let stack = store.transactions
+        stack.remember(object, state: state, in: store)
+        guard try store.driver.writer.update(object, columns: columns, schema: schema) else {
+            throw SharkError.notFound(entity: schema.name, key: "\(object.id)")
+        }
+        object._$shark.didWrite(to: store)
+        stack.afterCommit(.updated(object))
+        if stack.recordsChanges {
+            stack.record(schema: schema, key: object.id.columnValue, .update, state.dirty)
+        }
+    }
+
+    /// Removes one object inside this transaction.
+    func delete<M: Model>(_ object: M, schema: EntitySchema) throws {
+        let state = object._$shark
+        guard state.isPersisted, state.store === store else { throw SharkError.notPersisted(entity: schema.name) }
+        guard object.willDelete() else { throw SharkError.vetoed(entity: schema.name, operation: .delete) }
+        let stack = store.transactions
+        stack.remember(object, state: state, in: store)
+        let key = object.id.columnValue
+        guard try store.driver.writer.delete(key: key, schema: schema) else {
+            throw SharkError.notFound(entity: schema.name, key: "\(object.id)")
+        }
+        // Not persisted, and no change flags: a re-commit inserts every column.
+        object._$shark.isPersisted = false
+        object._$shark.dirty = ColumnSet()
+        stack.afterCommit(.deleted(object))
+        if stack.recordsChanges { stack.record(schema: schema, key: key, .delete, ColumnSet()) }
+    }
+}
+
+extension Store {
+    /// Runs `body` as a new outermost transaction: stages 3 to 5 of the pipeline happen here.
+    func runOutermostTransaction<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
+        let (result, committed) = try writerLock.withLock { () throws -> (T, [CommittedWrite]) in
+            try checkOpen()
+            let transaction = WriteTransaction(store: self, isSavepoint: false)
+            let writer = driver.writer
+            transactions.push(recordingChanges: hasObservers)
+            do {
+                try writer.beginTransaction()
+            } catch {
+                transaction.confinement.end()
+                transactions.popRolledBack(in: self)
+                throw error
+            }
+            do {
+                let result = try TransactionScope.with(transaction) { () throws -> T in
+                    let result = try body(transaction)
+                    try notifyObservers(in: transaction)
+                    return result
+                }
+                try writer.commitTransaction()
+                transaction.confinement.end()
+                return (result, transactions.popCommitted())
+            } catch {
+                transaction.confinement.end()
+                try? writer.rollbackTransaction()
+                transactions.popRolledBack(in: self)
+                throw error
+            }
+        }
+        for write in committed { write.runHook() }
+        return result
+    }
+
+    /// Runs `body` in a savepoint of `parent`'s transaction.
+    func runSavepoint<T>(inside parent: WriteTransaction, _ body: (WriteTransaction) throws -> T) throws -> T {
+        let savepoint = WriteTransaction(store: self, isSavepoint: true)
+        let writer = driver.writer
+        let name = transactions.push(recordingChanges: hasObservers).savepoint!
+        do {
+            try writer.createSavepoint(name)
+        } catch {
+            savepoint.confinement.end()
+            transactions.popRolledBack(in: self)
+            throw error
+        }
+        do {
+            let result = try TransactionScope.with(savepoint) { try body(savepoint) }
+            try writer.releaseSavepoint(name)
+            savepoint.confinement.end()
+            _ = transactions.popCommitted()
+            return result
+        } catch {
+            savepoint.confinement.end()
+            try? writer.rollbackToSavepoint(name)
+            try? writer.releaseSavepoint(name)
+            transactions.popRolledBack(in: self)
+            throw error
+        }
+    }
+
+    /// Stage 3: shows the transaction's changes to every observer, until their own writes
+    /// settle. Each observer sees each change once; what observers write is recorded (for
+    /// events) but not shown to observers.
+    private func notifyObservers(in transaction: WriteTransaction) throws {
+        let observers = self.observers.withLock { $0 }
+        guard !observers.isEmpty else { return }
+        let changes = transactions.changesForObservers()
+        guard !changes.isEmpty else { return }
+        try transactions.whileObserving {
+            for observer in observers { try observer.transactionWillCommit(changes, in: transaction) }
+        }
+    }
+}
