@@ -84,6 +84,7 @@ int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *ap
     SHARK_REQUIRED(interrupt, "sqlite3_interrupt");
     SHARK_REQUIRED(db_config, "sqlite3_db_config");
     SHARK_REQUIRED(limit, "sqlite3_limit");
+    SHARK_REQUIRED(set_authorizer, "sqlite3_set_authorizer");
     SHARK_REQUIRED(create_function_v2, "sqlite3_create_function_v2");
     SHARK_REQUIRED(user_data, "sqlite3_user_data");
     SHARK_REQUIRED(value_int64, "sqlite3_value_int64");

@@ -50,6 +50,7 @@ void shark_sqlite3_api_system(shark_sqlite3_api *api) {
     SHARK_SET(interrupt, sqlite3_interrupt);
     SHARK_SET(db_config, sqlite3_db_config);
     SHARK_SET(limit, sqlite3_limit);
+    SHARK_SET(set_authorizer, sqlite3_set_authorizer);
     SHARK_SET(create_function_v2, sqlite3_create_function_v2);
     SHARK_SET(user_data, sqlite3_user_data);
     SHARK_SET(value_int64, sqlite3_value_int64);

@@ -76,7 +76,11 @@ final class MemoryConnection: DriverConnection {
 
     // MARK: Writes
 
-    func insert<M: Model>(_ object: M, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
+    func recordedSchemas() throws -> [EntitySchema] {
+        try current().tables.map(\.schema).sorted { $0.name < $1.name }
+    }
+
+    func insert<Source: RowSource>(_ object: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
         var assigned: Int64?
         try modifyTable(schema.name) { table in
             builder.reset(count: schema.columns.count)
@@ -102,9 +106,10 @@ final class MemoryConnection: DriverConnection {
         return assigned
     }
 
-    func update<M: Model>(_ object: M, columns: [Int32], schema: EntitySchema) throws -> Bool {
+    func update<Source: RowSource>(_ object: Source, key: Value, columns: [Int32], schema: EntitySchema) throws -> Bool
+    {
         try modifyTable(schema.name) { table in
-            guard let old = table.row(forKey: object.id.columnValue) else { return false }
+            guard let old = table.row(forKey: key) else { return false }
             builder.load(old)
             for column in columns { try object._sharkWrite(column: column, to: builder, at: column) }
             let new = builder.take()
@@ -131,7 +136,25 @@ final class MemoryConnection: DriverConnection {
 
     // MARK: Reads
 
-    func select(_ query: QueryDescription, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
+    func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
+        switch request {
+        case .key(let key):
+            let table = try self.table(schema.name)
+            let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
+            let row = table.row(forKey: key)
+            driver.countVisits(row == nil ? 0 : 1)
+            if let start {
+                driver.tracer.record(
+                    statement: "SELECT * FROM \"\(schema.name)\" WHERE \"\(schema.key.name)\" = ? -- key lookup",
+                    arguments: [key], duration: ContinuousClock.now - start, rows: row == nil ? 0 : 1)
+            }
+            if let row { try body(ValueRow(row)) }
+        case .query(let query):
+            try select(query, schema: schema, body)
+        }
+    }
+
+    private func select(_ query: EntityQuery, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
         let table = try self.table(schema.name)
         var execution = try QueryExecution(query, over: table)
         let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
@@ -141,7 +164,7 @@ final class MemoryConnection: DriverConnection {
         for row in rows { try body(ValueRow(row)) }
     }
 
-    func count(_ query: QueryDescription, schema: EntitySchema) throws -> Int {
+    func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {
         let table = try self.table(schema.name)
         var execution = try QueryExecution(query, over: table)
         let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
@@ -149,10 +172,6 @@ final class MemoryConnection: DriverConnection {
         driver.countVisits(execution.rowsVisited)
         if let start { trace(select: query, path: execution.path, rows: 1, since: start, counting: true) }
         return count
-    }
-
-    func executeRaw(_ sql: String, arguments: [Value]) throws -> RawResult {
-        throw SharkError.unsupported("raw SQL: the memory driver has no SQL engine; use queries, or a SQL driver")
     }
 
     // MARK: Helpers
@@ -224,7 +243,7 @@ final class MemoryConnection: DriverConnection {
     }
 
     private func trace(
-        select query: QueryDescription, path: AccessPath, rows: Int, since start: ContinuousClock.Instant,
+        select query: EntityQuery, path: AccessPath, rows: Int, since start: ContinuousClock.Instant,
         counting: Bool = false
     ) {
         var arguments: [Value] = []

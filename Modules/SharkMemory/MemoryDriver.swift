@@ -9,7 +9,7 @@ import Synchronization
 /// structures. A reader copies it (O(1)) and works on that snapshot without a lock; the
 /// writer works on its own copy and publishes it on commit. So readers never block the writer
 /// and never see half a transaction.
-public final class MemoryDriver: Driver, @unchecked Sendable {
+public final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
     public let name = "memory"
     let tracer: Tracer
     private let lock = NSLock()

@@ -5,14 +5,14 @@ import SharkORM
 /// limit. Stops early when the path already delivers rows in the final order.
 struct QueryExecution {
     let table: MemoryTable
-    let query: QueryDescription
+    let query: EntityQuery
     let path: AccessPath
     private let predicate: CompiledExpression?
     private let ordering: [(CompiledExpression, Bool)]
     /// Rows read from storage and tested against the predicate.
     private(set) var rowsVisited = 0
 
-    init(_ query: QueryDescription, over table: MemoryTable) throws {
+    init(_ query: EntityQuery, over table: MemoryTable) throws {
         self.table = table
         self.query = query
         self.path = AccessPath.choose(for: query, in: table)

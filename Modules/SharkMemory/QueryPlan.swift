@@ -23,7 +23,7 @@ enum AccessPath: Equatable {
 
     /// Whether the path yields rows already in the order the query needs (the query's
     /// ordering, then the key), so limits can stop the scan early.
-    func deliversOrder(of query: QueryDescription) -> Bool {
+    func deliversOrder(of query: EntityQuery) -> Bool {
         switch self {
         case .keyRange, .fullScan: return query.ordering.isEmpty
         case .indexOrder: return true
@@ -32,7 +32,7 @@ enum AccessPath: Equatable {
     }
 
     /// The path for `query` over `table`.
-    static func choose(for query: QueryDescription, in table: MemoryTable) -> AccessPath {
+    static func choose(for query: EntityQuery, in table: MemoryTable) -> AccessPath {
         let schema = table.schema
         var best: (cost: Int, path: AccessPath)?
         func consider(_ cost: Int, _ path: AccessPath) {

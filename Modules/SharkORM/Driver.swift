@@ -1,25 +1,29 @@
 /// A storage engine behind a ``Store``: the only thing the core knows about a backend.
 ///
-/// A driver hands out one writer connection, used by the store under its write lock (so
+/// A driver hands out one writer connection, used by the store with the writer held (so
 /// writes are serialized), and runs reads on connections of its own that see a consistent
 /// committed snapshot and never wait for the writer.
 ///
-/// To add a backend, implement ``Driver`` and ``DriverConnection`` and offer a
-/// ``StoreConfiguration`` factory for it, as `SharkSQLite` does with `.sqlite(path:)`; then add
-/// the driver to the conformance suite. See docs/architecture.md.
+/// The protocol speaks in intents over an ``EntitySchema`` — apply this schema, insert this
+/// row, update these columns of the row with this key, read the rows this query matches — not
+/// in SQL: the SQL drivers compile each intent to SQL, the memory engine carries it out
+/// itself. Raw SQL and integrity checks are capabilities a driver may add
+/// (``RawSQLConnection``, ``IntegrityChecking``). Failures are ``SharkError``s; an engine's
+/// own failure is ``SharkError/driver(code:message:sql:)`` with the engine's code and message.
+///
+/// To add a backend, implement ``Driver`` and ``DriverConnection``, offer a
+/// ``StoreConfiguration`` factory for it (as `SharkSQLite` does with `.sqlite(path:)`), and add
+/// it to the conformance suite. docs/architecture.md walks through the memory driver as the
+/// worked example.
 public protocol Driver: AnyObject, Sendable {
     /// A short name for messages and tests: "sqlite", "memory", "sqlcipher".
     var name: String { get }
-    /// The connection that performs every write. Only used under the store's write lock.
+    /// The connection that performs every write. Only used with the store's writer held.
     var writer: any DriverConnection { get }
     /// Runs `body` on a connection that sees the last committed state.
     func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T
     /// Closes every connection. Further use fails with ``SharkError/closed``.
     func close()
-    /// Checks the stored data for damage the engine can detect, returning one description per
-    /// problem found (none when intact). SQL drivers run SQLite's `integrity_check`; the memory
-    /// engine checks its indexes against its rows. See ``Store/checkIntegrity()``.
-    func checkIntegrity() throws -> [String]
 }
 
 /// One connection to a driver's storage. Not thread-safe: a store uses each from one thread
@@ -29,6 +33,9 @@ public protocol Driver: AnyObject, Sendable {
 public protocol DriverConnection: AnyObject {
     /// Creates or migrates the storage of an entity to match `schema` (writer only).
     func apply(_ schema: EntitySchema) throws
+    /// The schemas applied to this storage so far, as recorded: what a caller without the
+    /// app's model types reads and writes rows by.
+    func recordedSchemas() throws -> [EntitySchema]
 
     func beginTransaction() throws
     func commitTransaction() throws
@@ -42,23 +49,57 @@ public protocol DriverConnection: AnyObject {
     /// Ends what ``beginRead()`` started.
     func endRead() throws
 
-    /// Inserts `object`. When `includingKey` is false the key column is left to the engine,
-    /// which returns the key it assigned; otherwise returns nil.
-    func insert<M: Model>(_ object: M, schema: EntitySchema, includingKey: Bool) throws -> Int64?
-    /// Writes the given columns of `object` to its row. Returns false when no row has its key.
-    func update<M: Model>(_ object: M, columns: [Int32], schema: EntitySchema) throws -> Bool
+    /// Inserts the row `source` holds. When `includingKey` is false the key column is left to
+    /// the engine, which returns the key it assigned; otherwise returns nil.
+    func insert<Source: RowSource>(_ source: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64?
+    /// Writes the given columns of `source` to the row whose key is `key`. Returns false when
+    /// there is no such row.
+    func update<Source: RowSource>(_ source: Source, key: Value, columns: [Int32], schema: EntitySchema) throws
+        -> Bool
     /// Deletes the row with `key`. Returns false when there was none.
     func delete(key: Value, schema: EntitySchema) throws -> Bool
 
-    /// Runs `query` and calls `body` once per matching row, in order. The row reader is only
-    /// valid during the call; its columns are the schema's, in schema order.
-    func select(_ query: QueryDescription, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws
+    /// Calls `body` once per row `request` reads, in order. The row reader is only valid
+    /// during the call; its columns are the schema's, in schema order.
+    func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws
     /// Counts the rows that match `query` (limit and offset applied).
-    func count(_ query: QueryDescription, schema: EntitySchema) throws -> Int
+    func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int
+}
 
-    /// Runs raw SQL with bound arguments, returning its rows and how many rows it changed.
-    /// Drivers without SQL throw ``SharkError/unsupported(_:)``.
-    func executeRaw(_ sql: String, arguments: [Value]) throws -> RawResult
+/// What a read asks a driver for.
+public enum ReadRequest: Sendable, Hashable {
+    /// The row whose key is this value (none or one).
+    case key(Value)
+    /// The rows a query matches, in its order.
+    case query(EntityQuery)
+}
+
+/// Where the column values of a row to write come from: generated model code (every `@Model`
+/// class is one, writing straight from its properties, allocation-free), or a ``ValueRow`` of
+/// plain values for callers without the app's types.
+public protocol RowSource {
+    /// Writes the value of the column at schema position `column` into `row` at `position`.
+    func _sharkWrite(column: Int32, to row: any RowWriter, at position: Int32) throws(SharkError)
+}
+
+extension ValueRow: RowSource {
+    public func _sharkWrite(column: Int32, to row: any RowWriter, at position: Int32) throws(SharkError) {
+        row.write(values[Int(column)], at: position)
+    }
+}
+
+/// A driver connection that runs raw SQL: the escape hatch of the SQL drivers.
+public protocol RawSQLConnection: DriverConnection {
+    /// Runs one statement with bound arguments. A statement that would write one of the
+    /// `protected` entities is refused before it runs; the result names the entities the
+    /// statement writes.
+    func executeRaw(_ sql: String, arguments: [Value], protecting protected: Set<String>) throws -> RawResult
+}
+
+/// A driver that can check its storage for damage (see ``Store/checkIntegrity()``).
+public protocol IntegrityChecking: Driver {
+    /// One description per problem found; none when intact.
+    func checkIntegrity() throws -> [String]
 }
 
 /// What a raw SQL statement returned.
@@ -69,10 +110,13 @@ public struct RawResult: Sendable, Hashable {
     public var rows: [[Value]]
     /// Rows inserted, updated or deleted (0 for queries).
     public var changes: Int
+    /// The entities (tables) the statement writes, whether or not rows changed.
+    public var writtenEntities: Set<String>
 
-    public init(columns: [String], rows: [[Value]], changes: Int) {
+    public init(columns: [String], rows: [[Value]], changes: Int, writtenEntities: Set<String> = []) {
         self.columns = columns
         self.rows = rows
         self.changes = changes
+        self.writtenEntities = writtenEntities
     }
 }

@@ -21,7 +21,7 @@
 /// return false from a `will…` hook to veto the write (the commit fails with
 /// ``SharkError/vetoed(entity:operation:)`` and nothing is written). The `did…` hooks run after
 /// the enclosing transaction has committed, never for rolled-back work.
-public protocol Model: AnyObject, _SharkSendableMetatype {
+public protocol Model: AnyObject, RowSource, _SharkSendableMetatype {
     /// The key type: `Int64` (assigned by the store), `UUID` or `String` (assigned by the app).
     associatedtype Key: ColumnConvertible & Hashable & Sendable
 
@@ -51,7 +51,6 @@ public protocol Model: AnyObject, _SharkSendableMetatype {
     static func _sharkColumnIndex(for keyPath: AnyKeyPath) -> Int32?
     var _$shark: ModelState { get set }
     init(_sharkRow row: any RowReader) throws(SharkError)
-    func _sharkWrite(column: Int32, to row: any RowWriter, at position: Int32) throws(SharkError)
     func _sharkRestore(from row: any RowReader) throws(SharkError)
     func _sharkAssignKey(_ key: Int64)
 }

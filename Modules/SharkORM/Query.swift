@@ -12,13 +12,13 @@ public struct Query<Root: Model>: Sendable {
     /// The store the query runs against.
     public let store: Store
     /// The AST the drivers receive.
-    public private(set) var description: QueryDescription
+    public private(set) var description: EntityQuery
     /// Why the query cannot run, if a predicate or ordering was invalid; running it throws.
     public private(set) var problem: SharkError?
 
     public init(_ type: Root.Type = Root.self, in store: Store) {
         self.store = store
-        self.description = QueryDescription(entity: Root._sharkEntityName)
+        self.description = EntityQuery(entity: Root._sharkEntityName)
     }
 
     /// Keeps only objects matching `predicate`; several `where` calls combine with AND.

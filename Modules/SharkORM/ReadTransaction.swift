@@ -101,11 +101,11 @@ extension Store {
     /// decoding and appending are then direct calls rather than generic ones, which halves
     /// the cost of a large fetch.
     @inlinable
-    func fetch<M: Model>(_ query: QueryDescription, as type: M.Type) throws -> [M] {
+    func fetch<M: Model>(_ query: EntityQuery, as type: M.Type) throws -> [M] {
         let schema = try preparedSchema(for: M.self)
         var objects: [M] = []
         try withReader { connection in
-            try connection.select(query, schema: schema) { row in
+            try connection.read(.query(query), schema: schema) { row in
                 let object = try M(_sharkRow: row)
                 object._$shark = ModelState(readFrom: self)
                 objects.append(object)
@@ -120,10 +120,16 @@ extension Store {
     /// let ada = try store.find(Person.self, id: 1)
     /// ```
     public func find<M: Model>(_ type: M.Type, id: M.Key) throws -> M? {
-        var query = QueryDescription(entity: M._sharkEntityName)
-        query.predicate = .comparison(.equal, .column(M._sharkSchemaColumns[0].name), .value(id.columnValue))
-        query.limit = 1
-        return try fetch(query, as: M.self).first
+        let schema = try preparedSchema(for: M.self)
+        var found: M?
+        try withReader { connection in
+            try connection.read(.key(id.columnValue), schema: schema) { row in
+                let object = try M(_sharkRow: row)
+                object._$shark = ModelState(readFrom: self)
+                found = object
+            }
+        }
+        return found
     }
 
     /// ``find(_:id:)`` on one of the store's reader threads.
@@ -136,12 +142,9 @@ extension Store {
     /// Throws ``SharkError/notFound(entity:key:)`` when the object is no longer stored.
     public func refresh<M: Model>(_ object: M) throws {
         let schema = try preparedSchema(for: M.self)
-        var query = QueryDescription(entity: schema.name)
-        query.predicate = .comparison(.equal, .column(schema.key.name), .value(object.id.columnValue))
-        query.limit = 1
         var found = false
         try withReader { connection in
-            try connection.select(query, schema: schema) { row in
+            try connection.read(.key(object.id.columnValue), schema: schema) { row in
                 try object._sharkRestore(from: row)
                 found = true
             }

@@ -23,6 +23,9 @@ extension Store {
     /// ```
     public func checkIntegrity() throws -> IntegrityReport {
         try checkOpen()
-        return IntegrityReport(problems: try driver.checkIntegrity())
+        guard let checking = driver as? any IntegrityChecking else {
+            throw SharkError.unsupported("the \(driver.name) driver cannot check its storage")
+        }
+        return IntegrityReport(problems: try checking.checkIntegrity())
     }
 }

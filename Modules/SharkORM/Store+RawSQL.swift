@@ -6,8 +6,11 @@ extension Store {
     /// let archived = try store.execute("UPDATE Person SET age = age + 1 WHERE age < ?", 18)
     /// ```
     ///
-    /// Arguments are always bound, never spliced into the text. Runs on the writer, inside the
-    /// current transaction if the calling thread has one. SQL drivers only: the memory driver
+    /// Arguments are always bound, never spliced into the text; their number must match the
+    /// statement's parameters, and the text must hold one statement. Inside a transaction the
+    /// statement joins it. It goes through the write pipeline: observers and events hear which
+    /// entities it wrote (not which rows: SQL does not say), and an entity an observer protects
+    /// (a synced one, say) refuses it before it runs. SQL drivers only: the memory driver
     /// throws ``SharkError/unsupported(_:)``. Objects already in memory do not see the change
     /// until they are refreshed.
     @discardableResult
@@ -18,7 +21,13 @@ extension Store {
     /// ``execute(_:_:)`` with an array of arguments.
     @discardableResult
     public func execute(_ sql: String, arguments: [Value]) throws -> Int {
-        try withWriterAccess { writer in try writer.executeRaw(sql, arguments: arguments).changes }
+        if let open = try activeTransaction() { return try open.execute(sql, arguments: arguments) }
+        if hasObservers { return try runOutermostTransaction { try $0.execute(sql, arguments: arguments) } }
+        // Nobody to tell before COMMIT: run it on its own, so statements that cannot run
+        // inside a transaction (VACUUM) still can.
+        return try withWriterAccess { writer in
+            try rawConnection(writer).executeRaw(sql, arguments: arguments, protecting: []).changes
+        }
     }
 
     /// Runs a raw SQL query with bound arguments and returns its rows as values.
@@ -36,6 +45,49 @@ extension Store {
 
     /// ``rows(_:_:)`` with an array of arguments.
     public func rows(_ sql: String, arguments: [Value]) throws -> RawResult {
-        try withReader { try $0.executeRaw(sql, arguments: arguments) }
+        // Inside a transaction a statement could write (`INSERT … RETURNING`): it goes through
+        // the pipeline like ``execute(_:arguments:)``. Readers cannot write at all.
+        if let open = try activeTransaction() { return try open.executeRaw(sql, arguments: arguments) }
+        return try withReader { try rawConnection($0).executeRaw(sql, arguments: arguments, protecting: []) }
+    }
+
+    /// The connection's raw SQL capability, or the error saying the driver has none.
+    func rawConnection(_ connection: any DriverConnection) throws -> any RawSQLConnection {
+        guard let raw = connection as? any RawSQLConnection else {
+            throw SharkError.unsupported(
+                "raw SQL: the \(driver.name) driver has no SQL engine; use queries, or a SQL driver")
+        }
+        return raw
+    }
+}
+
+extension WriteTransaction {
+    /// Runs a raw SQL statement in this transaction (see ``Store/execute(_:arguments:)``).
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: Value...) throws -> Int {
+        try execute(sql, arguments: arguments)
+    }
+
+    /// ``execute(_:_:)`` with an array of arguments.
+    @discardableResult
+    public func execute(_ sql: String, arguments: [Value]) throws -> Int {
+        try executeRaw(sql, arguments: arguments).changes
+    }
+
+    /// Stage 2 of the pipeline for raw SQL: refuse protected entities, run, report the
+    /// entities written as changes of unknown rows.
+    func executeRaw(_ sql: String, arguments: [Value]) throws -> RawResult {
+        try checkUsable()
+        let raw = try store.rawConnection(store.driver.writer)
+        let result = try raw.executeRaw(sql, arguments: arguments, protecting: store.protectedEntities)
+        let stack = store.transactions
+        if stack.recordsChanges {
+            for entity in result.writtenEntities.sorted() {
+                stack.record(
+                    schema: EntitySchema(name: entity, keyKind: .autoIncrement, columns: []), key: nil, .unknown,
+                    ColumnSet())
+            }
+        }
+        return result
     }
 }

@@ -54,7 +54,8 @@ extension WriteTransaction {
         guard object.willUpdate() else { throw SharkError.vetoed(entity: schema.name, operation: .update) }
         let stack = store.transactions
         stack.remember(object, state: state, in: store)
-        guard try store.driver.writer.update(object, columns: columns, schema: schema) else {
+        guard try store.driver.writer.update(object, key: object.id.columnValue, columns: columns, schema: schema)
+        else {
             throw SharkError.notFound(entity: schema.name, key: "\(object.id)")
         }
         object._$shark.didWrite(to: store)

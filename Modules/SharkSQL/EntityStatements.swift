@@ -17,6 +17,8 @@ final class EntityStatements {
     let insertWithKey: String
     let insertWithoutKey: String
     let deleteByKey: String
+    /// `SELECT <columns> FROM t WHERE key = ?`.
+    let selectByKey: String
     let selectColumns: String
     let table: String
     let key: String
@@ -35,6 +37,7 @@ final class EntityStatements {
             : "INSERT INTO \(table) (\(withoutKey.joined(separator: ", "))) VALUES (\(SQLText.placeholders(withoutKey.count)))"
         deleteByKey = "DELETE FROM \(table) WHERE \(key) = ?"
         selectColumns = names.joined(separator: ", ")
+        selectByKey = "SELECT \(selectColumns) FROM \(table) WHERE \(key) = ?"
     }
 
     /// `UPDATE t SET a = ?, b = ? WHERE key = ?` for the given column positions.

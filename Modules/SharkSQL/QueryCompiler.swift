@@ -37,7 +37,7 @@ struct QueryCompiler {
     ///
     /// The key is always the last ordering term, so rows that tie come back in key order on
     /// every driver.
-    mutating func select(_ query: QueryDescription, statements: EntityStatements, columns: String) -> String {
+    mutating func select(_ query: EntityQuery, statements: EntityStatements, columns: String) -> String {
         var sql = "SELECT "
         sql.reserveCapacity(columns.utf8.count + 128)
         sql += columns
@@ -58,7 +58,7 @@ struct QueryCompiler {
     }
 
     /// `SELECT count(*) …` honouring limit and offset.
-    mutating func count(_ query: QueryDescription, statements: EntityStatements) -> String {
+    mutating func count(_ query: EntityQuery, statements: EntityStatements) -> String {
         var inner = "FROM \(statements.table)"
         if let predicate = query.predicate {
             inner += " WHERE "
@@ -69,7 +69,7 @@ struct QueryCompiler {
         return "SELECT count(*) FROM (SELECT 1 " + inner + ")"
     }
 
-    private mutating func appendLimit(_ query: QueryDescription, to sql: inout String) {
+    private mutating func appendLimit(_ query: EntityQuery, to sql: inout String) {
         if query.limit != nil || query.offset != nil {
             sql += " LIMIT ?"
             arguments.append(.integer(Int64(query.limit ?? -1)))

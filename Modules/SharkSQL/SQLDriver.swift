@@ -12,7 +12,7 @@ import Synchronization
 /// The writer is configured first and fully set up (WAL) before any reader exists, so a
 /// reader's `configure` can rely on what the writer's learned (SQLCipher derives its key
 /// there once and hands readers the result).
-public final class SQLDriver: Driver, @unchecked Sendable {
+public final class SQLDriver: IntegrityChecking, @unchecked Sendable {
     public let name: String
     public let path: String
     private let library: SQLiteLibrary

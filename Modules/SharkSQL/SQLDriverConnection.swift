@@ -1,7 +1,7 @@
 import SharkORM
 
 /// A ``DriverConnection`` over one SQLite connection: compiles the core's operations to SQL.
-public final class SQLDriverConnection: DriverConnection {
+public final class SQLDriverConnection: RawSQLConnection {
     /// The underlying connection.
     public let connection: SQLiteConnection
     private var entityStatements: [String: EntityStatements] = [:]
@@ -36,7 +36,11 @@ public final class SQLDriverConnection: DriverConnection {
     public func beginRead() throws { try connection.execute("BEGIN DEFERRED") }
     public func endRead() throws { try connection.execute("COMMIT") }
 
-    public func insert<M: Model>(_ object: M, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
+    public func recordedSchemas() throws -> [EntitySchema] {
+        try SchemaMigrator(connection: connection).recordedSchemas()
+    }
+
+    public func insert<Source: RowSource>(_ object: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
         let statement = try insertStatement(for: schema, includingKey: includingKey)
         let binder = statement.binder()
         let first: Int32 = includingKey ? 0 : 1
@@ -59,14 +63,16 @@ public final class SQLDriverConnection: DriverConnection {
         return sql.preparedInsertWithoutKey!
     }
 
-    public func update<M: Model>(_ object: M, columns: [Int32], schema: EntitySchema) throws -> Bool {
+    public func update<Source: RowSource>(_ object: Source, key: Value, columns: [Int32], schema: EntitySchema) throws
+        -> Bool
+    {
         let text = statements(for: schema).update(columns: columns)
         let statement = try connection.cachedStatement(text)
         let binder = statement.binder()
         for (offset, column) in columns.enumerated() {
             try object._sharkWrite(column: column, to: binder, at: Int32(offset + 1))
         }
-        try object._sharkWrite(column: 0, to: binder, at: Int32(columns.count + 1))
+        binder.write(key, at: Int32(columns.count + 1))
         return try statement.run(binder, entity: schema.name) > 0
     }
 
@@ -75,40 +81,28 @@ public final class SQLDriverConnection: DriverConnection {
         return try statement.run([key], entity: schema.name) > 0
     }
 
-    public func select(
-        _ query: QueryDescription, schema: EntitySchema, _ body: (any RowReader) throws -> Void
-    ) throws {
+    public func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
         let sql = statements(for: schema)
-        // Lookups by key (`find`, `refresh`) are the most frequent query: their statement is
-        // kept prepared per entity, skipping SQL generation and the cache lookup by text.
-        if let key = Self.keyLookup(in: query, schema: schema) {
+        switch request {
+        case .key(let key):
+            // Lookups by key (`find`, `refresh`) are the most frequent read: their statement
+            // is kept prepared per entity, skipping SQL generation and the cache lookup by text.
             if sql.preparedFindByKey == nil {
-                var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
-                sql.preparedFindByKey = try connection.cachedStatement(
-                    compiler.select(query, statements: sql, columns: sql.selectColumns))
+                sql.preparedFindByKey = try connection.cachedStatement(sql.selectByKey)
             }
-            try sql.preparedFindByKey!.run([key, .integer(1)], entity: schema.name) { row in try body(row) }
-            return
-        }
-        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
-        let text = compiler.select(query, statements: sql, columns: sql.selectColumns)
-        try connection.withStatement(text) { statement in
-            try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
-                try body(row)
+            try sql.preparedFindByKey!.run([key], entity: schema.name) { row in try body(row) }
+        case .query(let query):
+            var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
+            let text = compiler.select(query, statements: sql, columns: sql.selectColumns)
+            try connection.withStatement(text) { statement in
+                try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
+                    try body(row)
+                }
             }
         }
     }
 
-    /// The key of a query that is exactly "the row whose key is K" (limit 1, no ordering).
-    private static func keyLookup(in query: QueryDescription, schema: EntitySchema) -> Value? {
-        guard query.limit == 1, query.offset == nil, query.ordering.isEmpty,
-            case .comparison(.equal, .column(let name), .value(let key))? = query.predicate,
-            name == schema.key.name
-        else { return nil }
-        return key
-    }
-
-    public func count(_ query: QueryDescription, schema: EntitySchema) throws -> Int {
+    public func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {
         var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.count(query, statements: statements(for: schema))
         var count: Int64 = 0
@@ -120,8 +114,16 @@ public final class SQLDriverConnection: DriverConnection {
         return Int(count)
     }
 
-    public func executeRaw(_ sql: String, arguments: [Value]) throws -> RawResult {
+    public func executeRaw(_ sql: String, arguments: [Value], protecting protected: Set<String>) throws -> RawResult {
         let statement = try connection.prepareSingleStatement(sql)
+        let foldedProtected = Set(protected.map(EntitySchema.folded))
+        if let refused = statement.writtenTables.sorted().first(where: {
+            foldedProtected.contains(EntitySchema.folded($0))
+        }) {
+            throw SharkError.invalidQuery(
+                "raw SQL may not write \(refused): its changes are tracked row by row (by sync, say), which raw SQL "
+                    + "cannot report; write it through models instead")
+        }
         // SQLite binds NULL to every parameter left unbound: a missing argument would silently
         // match nothing, or write NULL.
         guard statement.parameterCount == arguments.count else {
@@ -129,7 +131,8 @@ public final class SQLDriverConnection: DriverConnection {
                 "the statement has \(statement.parameterCount) parameter(s) but \(arguments.count) argument(s) were given"
             )
         }
-        var result = RawResult(columns: statement.columnNames, rows: [], changes: 0)
+        var result = RawResult(
+            columns: statement.columnNames, rows: [], changes: 0, writtenEntities: statement.writtenTables)
         let count = try statement.run(arguments) { row in
             result.rows.append((0..<row.columnCount).map { row.value(at: $0) })
         }

@@ -13,6 +13,9 @@ public final class SQLStatement {
     let api: UnsafeMutablePointer<shark_sqlite3_api>
     /// Whether the statement returns rows (a query) rather than changing them.
     let returnsRows: Bool
+    /// The tables the statement writes, learnt when raw SQL is prepared (see
+    /// `SQLiteConnection.prepareSingleStatement`).
+    var writtenTables: Set<String> = []
     private var isFinalized = false
 
     init(handle: OpaquePointer, sql: String, connection: SQLiteConnection) {

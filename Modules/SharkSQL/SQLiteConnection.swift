@@ -147,6 +147,12 @@ public final class SQLiteConnection {
         let db = try openHandle()
         var handle: OpaquePointer?
         var remainder = ""
+        // SQLite authorizes a statement when it prepares it: listen then, to learn which
+        // tables it writes (DELETE without WHERE, REPLACE and WITHOUT ROWID tables included,
+        // which the update hook misses).
+        let written = WrittenTables()
+        _ = api.pointee.set_authorizer(db, recordWrittenTables, Unmanaged.passUnretained(written).toOpaque())
+        defer { _ = api.pointee.set_authorizer(db, nil, nil) }
         let code = sql.withCString { text -> Int32 in
             var tail: UnsafePointer<CChar>?
             let code = api.pointee.prepare_v2(db, text, -1, &handle, &tail)
@@ -158,6 +164,7 @@ public final class SQLiteConnection {
             throw SharkError.invalidQuery("the SQL text holds no statement: \(sql.debugDescription)")
         }
         let statement = SQLStatement(handle: handle, sql: sql, connection: self)
+        statement.writtenTables = written.tables
         if !remainder.isEmpty {
             // Whitespace, comments and stray semicolons prepare to no statement at all.
             var extra: OpaquePointer?
@@ -227,3 +234,31 @@ public final class SQLiteConnection {
         return handle
     }
 }
+
+/// The tables a statement being prepared writes, collected by ``recordWrittenTables``.
+final class WrittenTables {
+    var tables: Set<String> = []
+}
+
+/// An `sqlite3_set_authorizer` callback that allows everything and records the tables the
+/// statement writes into the ``WrittenTables`` it is given. SQLite's own tables are left out.
+private let recordWrittenTables:
+    @convention(c) (
+        UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+        UnsafePointer<CChar>?
+    ) -> Int32 = { context, action, first, second, _, _ in
+        guard let context else { return 0 }
+        let table: UnsafePointer<CChar>?
+        switch action {
+        case 9, 18, 23, 11: table = first  // DELETE, INSERT, UPDATE, DROP TABLE: the table first
+        case 26, 10, 1: table = second  // ALTER TABLE, DROP INDEX, CREATE INDEX: the table second
+        default: table = nil
+        }
+        if let table {
+            let name = String(cString: table)
+            if !EntitySchema.folded(name).hasPrefix("sqlite_") {
+                Unmanaged<WrittenTables>.fromOpaque(context).takeUnretainedValue().tables.insert(name)
+            }
+        }
+        return 0  // SQLITE_OK
+    }

@@ -324,6 +324,15 @@ struct SchemaMigrator {
         try connection.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) != nil
     }
 
+    /// Every schema recorded in the metadata table, by entity name.
+    func recordedSchemas() throws -> [EntitySchema] {
+        guard try tableExists(Self.metadataTable) else { return [] }
+        return try connection.rows("SELECT definition FROM \(Self.metadataTable) ORDER BY entity").compactMap { row in
+            guard case .text(let json) = row[0] else { return nil }
+            return try? JSONDecoder().decode(EntitySchema.self, from: Data(json.utf8))
+        }
+    }
+
     private func recordedSchema(of entity: String) throws -> EntitySchema? {
         guard
             case .text(let json) = try connection.scalar(

@@ -4,7 +4,7 @@ import SharkSQL
 
 /// The driver behind `.sqlcipher` stores: the shared SQL driver over the isolated SQLCipher
 /// library, plus what it needs to rekey.
-public final class SQLCipherDriver: Driver, @unchecked Sendable {
+public final class SQLCipherDriver: IntegrityChecking, @unchecked Sendable {
     public var name: String { "sqlcipher" }
     let sql: SQLDriver
     let keying: CipherKeying

@@ -61,7 +61,7 @@ struct MemoryEngineTests {
                 try store.commit(Person(name: "new", payrollNumber: 99))
             }
             // Committed now, but this reader's snapshot predates it.
-            return try reader.count(QueryDescription(entity: "Person"), schema: Person.schema)
+            return try reader.count(EntityQuery(entity: "Person"), schema: Person.schema)
         }
         #expect(snapshotCount == 10)
         #expect(try Person.query(in: store).count() == 11)

@@ -79,7 +79,7 @@ struct SQLGenerationTests {
                 ColumnSchema(name: "id", type: .integer, isNullable: false),
                 ColumnSchema(name: "age", type: .integer, isNullable: false),
             ])
-        var query = QueryDescription(entity: "Person")
+        var query = EntityQuery(entity: "Person")
         query.ordering = [Ordering(.column("age"), ascending: false)]
         query.limit = 10
         query.offset = 5

@@ -112,6 +112,8 @@ typedef struct shark_sqlite3_api {
     int (*aes_set_decrypt_key)(const unsigned char *key, int bits, void *aes_key);
     void (*aes_decrypt)(const unsigned char *in, unsigned char *out, const void *aes_key);
     int (*limit)(shark_sqlite3 *, int, int);
+    int (*set_authorizer)(shark_sqlite3 *,
+                          int (*)(void *, int, const char *, const char *, const char *, const char *), void *);
     int (*create_function_v2)(shark_sqlite3 *, const char *, int, int, void *, shark_sqlite3_function,
                               shark_sqlite3_function, void (*)(shark_sqlite3_context *), void (*)(void *));
     void *(*user_data)(shark_sqlite3_context *);
