@@ -50,7 +50,8 @@ extension ModelMacro: MemberMacro {
                     name: \(StringLiteralExprSyntax(content: property.name).description),
                     type: SharkORM._SharkCoding.storageType((\(type)).self),
                     isNullable: SharkORM._SharkCoding.isNullable((\(type)).self),
-                    defaultValue: \(defaultValue)
+                    defaultValue: \(defaultValue),
+                    logicalType: SharkORM._SharkCoding.logicalType((\(type)).self)
                 )
                 """
         }

@@ -25,6 +25,8 @@ import Foundation
 public protocol ColumnConvertible {
     /// The storage class of the column.
     static var storageType: StorageType { get }
+    /// What the column holds, recorded with the schema for readers without the model.
+    static var logicalType: LogicalType { get }
     /// Whether NULL is a valid stored value (true for optionals).
     static var isNullable: Bool { get }
     /// Reads a value from the column at `index` of `row`.
@@ -55,6 +57,7 @@ extension ColumnConvertible {
 
 extension Int64: ColumnConvertible {
     public static var storageType: StorageType { .integer }
+    public static var logicalType: LogicalType { .integer }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Int64 {
         row.int64(at: index)
@@ -74,6 +77,7 @@ public protocol _SharkNarrowInteger: FixedWidthInteger, ColumnConvertible {}
 
 extension _SharkNarrowInteger {
     public static var storageType: StorageType { .integer }
+    public static var logicalType: LogicalType { isSigned ? .integer : .unsignedInteger }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Self {
         try narrowed(row.int64(at: index))
@@ -117,6 +121,7 @@ extension UInt64: _SharkNarrowInteger {}
 
 extension Bool: ColumnConvertible {
     public static var storageType: StorageType { .integer }
+    public static var logicalType: LogicalType { .bool }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Bool {
         row.int64(at: index) != 0
@@ -135,6 +140,7 @@ extension Bool: ColumnConvertible {
 
 extension Double: ColumnConvertible {
     public static var storageType: StorageType { .real }
+    public static var logicalType: LogicalType { .real }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Double {
         row.isNull(at: index) ? .nan : row.double(at: index)
@@ -153,6 +159,7 @@ extension Double: ColumnConvertible {
 
 extension Float: ColumnConvertible {
     public static var storageType: StorageType { .real }
+    public static var logicalType: LogicalType { .real }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Float {
         row.isNull(at: index) ? .nan : Float(row.double(at: index))
@@ -173,6 +180,7 @@ extension Float: ColumnConvertible {
 
 extension String: ColumnConvertible {
     public static var storageType: StorageType { .text }
+    public static var logicalType: LogicalType { .string }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> String {
         row.text(at: index)
@@ -189,6 +197,7 @@ extension String: ColumnConvertible {
 
 extension Data: ColumnConvertible {
     public static var storageType: StorageType { .blob }
+    public static var logicalType: LogicalType { .data }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Data {
         row.blob(at: index)
@@ -207,6 +216,7 @@ extension Data: ColumnConvertible {
 
 extension Date: ColumnConvertible {
     public static var storageType: StorageType { .real }
+    public static var logicalType: LogicalType { .date }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Date {
         Date(timeIntervalSinceReferenceDate: row.double(at: index))
@@ -229,6 +239,7 @@ extension Date: ColumnConvertible {
 
 extension UUID: ColumnConvertible {
     public static var storageType: StorageType { .blob }
+    public static var logicalType: LogicalType { .uuid }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> UUID {
         try UUID(bytes: row.blob(at: index))
@@ -267,6 +278,7 @@ extension UUID: ColumnConvertible {
 
 extension URL: ColumnConvertible {
     public static var storageType: StorageType { .text }
+    public static var logicalType: LogicalType { .url }
     @inlinable
     public var columnValue: Value { .text(absoluteString) }
     @inlinable
@@ -281,6 +293,7 @@ extension URL: ColumnConvertible {
 
 extension Decimal: ColumnConvertible {
     public static var storageType: StorageType { .text }
+    public static var logicalType: LogicalType { .decimal }
     @inlinable
     public var columnValue: Value { .text(description) }
     @inlinable
@@ -311,6 +324,7 @@ extension Decimal: ColumnConvertible {
 
 extension Optional: ColumnConvertible where Wrapped: ColumnConvertible {
     public static var storageType: StorageType { Wrapped.storageType }
+    public static var logicalType: LogicalType { Wrapped.logicalType }
     public static var isNullable: Bool { true }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Wrapped? {

@@ -56,12 +56,18 @@ public struct ColumnSchema: Sendable, Hashable, Codable {
     public var isNullable: Bool
     /// The value new columns are back-filled with: the property's initial value, when it has one.
     public var defaultValue: Value?
+    /// What the column holds beyond its storage class (a UUID, a date…); nil for columns of
+    /// tables SharkORM adopted or recorded before it kept logical types.
+    public var logicalType: LogicalType?
 
-    public init(name: String, type: StorageType, isNullable: Bool, defaultValue: Value? = nil) {
+    public init(
+        name: String, type: StorageType, isNullable: Bool, defaultValue: Value? = nil, logicalType: LogicalType? = nil
+    ) {
         self.name = name
         self.type = type
         self.isNullable = isNullable
         self.defaultValue = defaultValue
+        self.logicalType = logicalType
     }
 
     /// What existing rows get when this column is added, or made non-optional: the

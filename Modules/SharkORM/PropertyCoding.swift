@@ -22,6 +22,7 @@ public enum _SharkCoding {
     // MARK: Built-in types
 
     public static func storageType<T: ColumnConvertible>(_: T.Type) -> StorageType { T.storageType }
+    public static func logicalType<T: ColumnConvertible>(_: T.Type) -> LogicalType { T.logicalType }
     public static func isNullable<T: ColumnConvertible>(_: T.Type) -> Bool { T.isNullable }
     @inlinable
     public static func read<T: ColumnConvertible>(_: T.Type, from row: any RowReader, at index: Int32)
@@ -39,6 +40,7 @@ public enum _SharkCoding {
     public static func value<T: ColumnConvertible>(_ value: T) throws(SharkError) -> Value { value.columnValue }
 
     public static func storageType<T: ColumnConvertible & Codable>(_: T.Type) -> StorageType { T.storageType }
+    public static func logicalType<T: ColumnConvertible & Codable>(_: T.Type) -> LogicalType { T.logicalType }
     public static func isNullable<T: ColumnConvertible & Codable>(_: T.Type) -> Bool { T.isNullable }
     @inlinable
     public static func read<T: ColumnConvertible & Codable>(_: T.Type, from row: any RowReader, at index: Int32)
@@ -58,6 +60,7 @@ public enum _SharkCoding {
     }
 
     public static func storageType<T: ColumnConvertible & Codable>(_: T?.Type) -> StorageType { T.storageType }
+    public static func logicalType<T: ColumnConvertible & Codable>(_: T?.Type) -> LogicalType { T.logicalType }
     public static func isNullable<T: ColumnConvertible & Codable>(_: T?.Type) -> Bool { true }
     @inlinable
     public static func read<T: ColumnConvertible & Codable>(_: T?.Type, from row: any RowReader, at index: Int32)
@@ -81,6 +84,9 @@ public enum _SharkCoding {
     public static func storageType<T: RawRepresentable>(_: T.Type) -> StorageType where T.RawValue: ColumnConvertible {
         T.RawValue.storageType
     }
+    public static func logicalType<T: RawRepresentable>(_: T.Type) -> LogicalType where T.RawValue: ColumnConvertible {
+        T.RawValue.logicalType
+    }
     public static func isNullable<T: RawRepresentable>(_: T.Type) -> Bool where T.RawValue: ColumnConvertible { false }
     @inlinable
     public static func read<T: RawRepresentable>(_: T.Type, from row: any RowReader, at index: Int32)
@@ -102,6 +108,9 @@ public enum _SharkCoding {
 
     public static func storageType<T: RawRepresentable>(_: T?.Type) -> StorageType where T.RawValue: ColumnConvertible {
         T.RawValue.storageType
+    }
+    public static func logicalType<T: RawRepresentable>(_: T?.Type) -> LogicalType where T.RawValue: ColumnConvertible {
+        T.RawValue.logicalType
     }
     public static func isNullable<T: RawRepresentable>(_: T?.Type) -> Bool where T.RawValue: ColumnConvertible { true }
     @inlinable
@@ -126,6 +135,10 @@ public enum _SharkCoding {
     where T.RawValue: ColumnConvertible {
         T.RawValue.storageType
     }
+    public static func logicalType<T: RawRepresentable & Codable>(_: T.Type) -> LogicalType
+    where T.RawValue: ColumnConvertible {
+        T.RawValue.logicalType
+    }
     public static func isNullable<T: RawRepresentable & Codable>(_: T.Type) -> Bool
     where T.RawValue: ColumnConvertible { false }
     @inlinable
@@ -149,6 +162,10 @@ public enum _SharkCoding {
     public static func storageType<T: RawRepresentable & Codable>(_: T?.Type) -> StorageType
     where T.RawValue: ColumnConvertible {
         T.RawValue.storageType
+    }
+    public static func logicalType<T: RawRepresentable & Codable>(_: T?.Type) -> LogicalType
+    where T.RawValue: ColumnConvertible {
+        T.RawValue.logicalType
     }
     public static func isNullable<T: RawRepresentable & Codable>(_: T?.Type) -> Bool
     where T.RawValue: ColumnConvertible { true }
@@ -181,6 +198,7 @@ public enum _SharkCoding {
     // MARK: Codable values, stored as JSON text
 
     public static func storageType<T: Codable>(_: T.Type) -> StorageType { .text }
+    public static func logicalType<T: Codable>(_: T.Type) -> LogicalType { .json }
     public static func isNullable<T: Codable>(_: T.Type) -> Bool { false }
     @inlinable
     public static func read<T: Codable>(_: T.Type, from row: any RowReader, at index: Int32) throws(SharkError) -> T {
@@ -194,6 +212,7 @@ public enum _SharkCoding {
     public static func value<T: Codable>(_ value: T) throws(SharkError) -> Value { .text(try encodeJSON(value)) }
 
     public static func storageType<T: Codable>(_: T?.Type) -> StorageType { .text }
+    public static func logicalType<T: Codable>(_: T?.Type) -> LogicalType { .json }
     public static func isNullable<T: Codable>(_: T?.Type) -> Bool { true }
     @inlinable
     public static func read<T: Codable>(_: T?.Type, from row: any RowReader, at index: Int32) throws(SharkError) -> T? {
@@ -242,4 +261,10 @@ public enum _SharkCoding {
             "unsupported property type: a model property must be Bool, an integer, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
     )
     public static func storageType<T>(_: T.Type) -> StorageType { fatalError(unsupportedMessage) }
+    @available(
+        *, unavailable,
+        message:
+            "unsupported property type: a model property must be Bool, an integer, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
+    )
+    public static func logicalType<T>(_: T.Type) -> LogicalType { fatalError(unsupportedMessage) }
 }

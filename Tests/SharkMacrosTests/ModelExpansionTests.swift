@@ -35,13 +35,15 @@ struct ModelExpansionTests {
                             name: "id",
                             type: SharkORM._SharkCoding.storageType((Int64).self),
                             isNullable: SharkORM._SharkCoding.isNullable((Int64).self),
-                            defaultValue: nil
+                            defaultValue: nil,
+                            logicalType: SharkORM._SharkCoding.logicalType((Int64).self)
                         ),
                         SharkORM.ColumnSchema(
                             name: "name",
                             type: SharkORM._SharkCoding.storageType((String).self),
                             isNullable: SharkORM._SharkCoding.isNullable((String).self),
-                            defaultValue: try? SharkORM._SharkCoding.value(("") as String)
+                            defaultValue: try? SharkORM._SharkCoding.value(("") as String),
+                            logicalType: SharkORM._SharkCoding.logicalType((String).self)
                         )
                     ]
 

@@ -1,0 +1,26 @@
+/// What a column holds beyond its storage class: a UUID is a UUID, not just 16 bytes of blob.
+///
+/// Recorded with every applied schema, so a reader without the app's model types (the
+/// `shark` command line, a sync import) can decode and show each value for what it is.
+public enum LogicalType: String, Sendable, Hashable, Codable {
+    case bool
+    /// A signed integer of any width.
+    case integer
+    /// An unsigned integer; `UInt64` and `UInt` values above `Int64.max` are stored by bit
+    /// pattern, so they read back as negative integers until reinterpreted.
+    case unsignedInteger
+    /// A `Float` or `Double`.
+    case real
+    case string
+    case data
+    /// Seconds since 2001-01-01 (`timeIntervalSinceReferenceDate`), as a real.
+    case date
+    /// 16 bytes, in network order.
+    case uuid
+    /// The URL's absolute string.
+    case url
+    /// A decimal number's text.
+    case decimal
+    /// A `Codable` value as JSON text (sorted keys).
+    case json
+}

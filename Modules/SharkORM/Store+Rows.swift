@@ -1,0 +1,171 @@
+/// One row of an entity, read by the entity's recorded schema rather than a model type.
+public struct StoredRow: Sendable, Hashable {
+    /// The entity the row belongs to.
+    public let entity: String
+    /// The column names, the key first, in schema order.
+    public let columns: [String]
+    /// The values, one per column.
+    public var values: [Value]
+
+    public init(entity: String, columns: [String], values: [Value]) {
+        self.entity = entity
+        self.columns = columns
+        self.values = values
+    }
+
+    /// The row's key.
+    public var key: Value { values[0] }
+
+    /// The value of `column`, or nil when the entity has no such column.
+    public subscript(column: String) -> Value? {
+        columns.firstIndex(of: column).map { values[$0] }
+    }
+}
+
+/// Rows without model types: what a sync import, the `shark` command line or any tool that
+/// works on a database it did not define reads and writes by. Every entity a store has
+/// applied is recorded with its schema (columns, storage classes, logical types, key kind);
+/// these calls work from that record alone, and the writes go through the same pipeline as
+/// model writes (observers see them, events will report them).
+extension Store {
+    /// The schemas of the entities this store holds, as recorded when they were applied.
+    ///
+    /// ```swift
+    /// for schema in try store.recordedSchemas() { print(schema.name, schema.columns.map(\.name)) }
+    /// ```
+    public func recordedSchemas() throws -> [EntitySchema] {
+        try withReader { try $0.recordedSchemas() }
+    }
+
+    /// The recorded schema of `entity`; throws ``SharkError/invalidModel(entity:reason:)``
+    /// when the store has none.
+    public func recordedSchema(of entity: String) throws -> EntitySchema {
+        let folded = EntitySchema.folded(entity)
+        guard let schema = try recordedSchemas().first(where: { EntitySchema.folded($0.name) == folded }) else {
+            throw SharkError.invalidModel(entity: entity, reason: "this store has recorded no such entity")
+        }
+        return schema
+    }
+
+    /// The rows of `entity` that `predicate` matches, in `ordering` (then key) order.
+    ///
+    /// ```swift
+    /// let adults = try store.fetchRows(of: "Person", where: .comparison(.greaterOrEqual, .column("age"), .value(18)))
+    /// print(adults.map { $0["name"]! })
+    /// ```
+    public func fetchRows(
+        of entity: String, where predicate: QueryExpression? = nil, orderedBy ordering: [Ordering] = [],
+        limit: Int? = nil, offset: Int? = nil
+    ) throws -> [StoredRow] {
+        let schema = try recordedSchema(of: entity)
+        var query = EntityQuery(entity: schema.name)
+        if let predicate {
+            if let problem = predicate.nestingProblem(depth: predicate.nestingDepth) { throw problem }
+            query.predicate = predicate
+        }
+        query.ordering = ordering
+        query.limit = limit.map { max(0, $0) }
+        query.offset = offset.map { max(0, $0) }
+        let names = schema.columns.map(\.name)
+        var rows: [StoredRow] = []
+        try withReader { connection in
+            try connection.read(.query(query), schema: schema) { row in
+                let values = (0..<Int32(names.count)).map { row.value(at: $0) }
+                rows.append(StoredRow(entity: schema.name, columns: names, values: values))
+            }
+        }
+        return rows
+    }
+}
+
+extension WriteTransaction {
+    /// Inserts a row into `entity` from values by column name, and returns its key. Columns
+    /// left out get their default (or their storage class's zero); an `Int64` key left out
+    /// (or 0) is assigned by the store.
+    ///
+    /// ```swift
+    /// let key = try tx.insertRow(["name": "Ada", "age": 36], into: "Person")
+    /// ```
+    @discardableResult
+    public func insertRow(_ values: [String: Value], into entity: String) throws -> Value {
+        try checkUsable()
+        let schema = try store.recordedSchemaForWriting(entity)
+        var row = schema.columns.map { $0.isNullable ? Value.null : $0.backfillValue }
+        try Self.place(values, into: &row, schema: schema)
+        let key = row[0]
+        let assignsKey = schema.keyKind == .autoIncrement && (key.isNull || key == .integer(0))
+        if !assignsKey, key.isNull || key == .text("") {
+            throw SharkError.invalidKey(entity: schema.name, reason: "a \(schema.keyKind.rawValue) key must be given")
+        }
+        let assigned = try store.driver.writer.insert(ValueRow(row), schema: schema, includingKey: !assignsKey)
+        let stored = assignsKey ? Value.integer(assigned ?? 0) : key
+        if store.transactions.recordsChanges {
+            store.transactions.record(schema: schema, key: stored, .insert, ColumnSet())
+        }
+        return stored
+    }
+
+    /// Writes the given columns of the row of `entity` whose key is `key`. Returns false
+    /// when there is no such row.
+    @discardableResult
+    public func updateRow(withKey key: Value, in entity: String, setting values: [String: Value]) throws -> Bool {
+        try checkUsable()
+        let schema = try store.recordedSchemaForWriting(entity)
+        var row = schema.columns.map { _ in Value.null }
+        try Self.place(values, into: &row, schema: schema)
+        var columns = ColumnSet()
+        for name in values.keys {
+            guard let index = schema.columnIndex(named: name) else { continue }
+            if index == 0 {
+                throw SharkError.invalidKey(entity: schema.name, reason: "the key of a stored row cannot change")
+            }
+            columns.insert(Int32(index))
+        }
+        guard !columns.isEmpty else { return true }
+        guard try store.driver.writer.update(ValueRow(row), key: key, columns: columns.members, schema: schema) else {
+            return false
+        }
+        if store.transactions.recordsChanges { store.transactions.record(schema: schema, key: key, .update, columns) }
+        return true
+    }
+
+    /// Deletes the row of `entity` whose key is `key`. Returns false when there was none.
+    @discardableResult
+    public func deleteRow(withKey key: Value, from entity: String) throws -> Bool {
+        try checkUsable()
+        let schema = try store.recordedSchemaForWriting(entity)
+        guard try store.driver.writer.delete(key: key, schema: schema) else { return false }
+        if store.transactions.recordsChanges {
+            store.transactions.record(schema: schema, key: key, .delete, ColumnSet())
+        }
+        return true
+    }
+
+    /// Puts `values` at their columns' positions, refusing unknown columns and values whose
+    /// storage class the column does not hold (a NULL only where the column allows it).
+    private static func place(_ values: [String: Value], into row: inout [Value], schema: EntitySchema) throws {
+        for (name, value) in values {
+            guard let index = schema.columnIndex(named: name) else {
+                throw SharkError.invalidQuery("\(schema.name) has no column \(name)")
+            }
+            let column = schema.columns[index]
+            if value.isNull && !column.isNullable {
+                throw SharkError.invalidValue("\(schema.name).\(name) cannot be NULL")
+            }
+            row[index] = value
+        }
+    }
+}
+
+extension Store {
+    /// The recorded schema of `entity`, read on the writer so a transaction's own schema
+    /// changes count.
+    func recordedSchemaForWriting(_ entity: String) throws -> EntitySchema {
+        let folded = EntitySchema.folded(entity)
+        let schemas = try withWriterAccess { try $0.recordedSchemas() }
+        guard let schema = schemas.first(where: { EntitySchema.folded($0.name) == folded }) else {
+            throw SharkError.invalidModel(entity: entity, reason: "this store has recorded no such entity")
+        }
+        return schema
+    }
+}
