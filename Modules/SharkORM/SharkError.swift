@@ -12,16 +12,9 @@ import Foundation
 /// }
 /// ```
 public enum SharkError: Error, Sendable, Equatable {
-    /// The file exists but is not a database (or is encrypted with a key we do not have).
+    /// The file exists but is not a database. (An encrypted driver reports a key that does
+    /// not open a file with its own error: `SQLCipherError.wrongKey`.)
     case notADatabase(path: String)
-    /// The key does not open the encrypted database at `path` (or the file is not an
-    /// encrypted database).
-    case wrongKey(path: String)
-    /// The database at `path` is a plain, unencrypted database; open it without a key, or
-    /// encrypt it first.
-    case notEncrypted(path: String)
-    /// A system library a driver needs is not installed.
-    case missingLibrary(name: String, install: String)
     /// The database could not be opened or created at `path`.
     case cannotOpen(path: String, reason: String)
     /// The database is read-only, or its location is not writable.
@@ -83,12 +76,6 @@ extension SharkError: CustomStringConvertible, LocalizedError {
         switch self {
         case .notADatabase(let path):
             return "\(path) is not a database (or it is encrypted with another key)"
-        case .wrongKey(let path):
-            return "the key does not open the encrypted database at \(path) (or it is not an encrypted database)"
-        case .notEncrypted(let path):
-            return "the database at \(path) is not encrypted: open it without a key, or encrypt it first"
-        case .missingLibrary(let name, let install):
-            return "\(name) is not installed: \(install)"
         case .cannotOpen(let path, let reason):
             return "cannot open the database at \(path): \(reason)"
         case .readOnly(let path, let reason):

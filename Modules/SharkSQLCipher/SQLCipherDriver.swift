@@ -54,14 +54,14 @@ final class CipherKeying: Sendable {
                     return
                 }
             }
-            if Self.isPlainDatabase(path) { throw SharkError.notEncrypted(path: path) }
+            if Self.isPlainDatabase(path) { throw SQLCipherError.notEncrypted(path: path) }
             if keyDecryptsFirstPage(key, using: connection) {
                 throw SharkError.corrupt(
                     path: path,
                     reason: "the key is right (the first page's header decrypts), but the page fails SQLCipher's "
                         + "integrity check: the file was damaged")
             }
-            throw SharkError.wrongKey(path: path)
+            throw SQLCipherError.wrongKey(path: path)
         }
     }
 
@@ -158,10 +158,10 @@ final class CipherKeying: Sendable {
 
     private func apply(_ material: [UInt8], layout: CipherLayout, to connection: SQLiteConnection) throws {
         guard let handle = connection.handle, let sqliteKey = connection.library.api.pointee.key else {
-            throw SharkError.missingLibrary(name: "SQLCipher", install: "apt-get install libsqlcipher0")
+            throw SQLCipherError.missingLibrary(name: "SQLCipher", install: "apt-get install libsqlcipher0")
         }
         let code = material.withUnsafeBytes { sqliteKey(handle, $0.baseAddress, Int32($0.count)) }
-        guard code == 0 else { throw SharkError.wrongKey(path: path) }
+        guard code == 0 else { throw SQLCipherError.wrongKey(path: path) }
         switch layout {
         case .pageSize(let size): try connection.execute("PRAGMA cipher_page_size = \(size)")
         case .compatibility(let version): try connection.execute("PRAGMA cipher_compatibility = \(version)")
@@ -220,8 +220,8 @@ extension StoreConfiguration {
     /// cost about a third more on inserts and fetches); existing SQLCipher 3 databases with
     /// 1 KiB pages open too. SQLCipher 3's own `sqlcipher` shell expects 1 KiB pages: to open a
     /// file SharkORM created with it, run `PRAGMA cipher_page_size = 4096;` right after
-    /// `PRAGMA key`. A wrong key fails with ``SharkError/wrongKey(path:)``, a plain
-    /// database with ``SharkError/notEncrypted(path:)``. Works beside `.sqlite` stores, and
+    /// `PRAGMA key`. A wrong key fails with ``SQLCipherError/wrongKey(path:)``, a plain
+    /// database with ``SQLCipherError/notEncrypted(path:)``. Works beside `.sqlite` stores, and
     /// beside GRDB, in the same process.
     public static func sqlcipher(
         path: String, key: SQLCipherKey, pageSize: Int = 4096, maximumReaders: Int = 4

@@ -17,7 +17,7 @@ enum SQLCipherLibrary {
     static let candidates = ["libsqlcipher.so.0", "libsqlcipher.so"]
 
     /// The loaded library, or why it could not be loaded (computed once).
-    static let loaded: Result<SQLiteLibrary, SharkError> = {
+    static let loaded: Result<SQLiteLibrary, SQLCipherError> = {
         var reasons: [String] = []
         for name in candidates {
             var message = [CChar](repeating: 0, count: 512)

@@ -61,7 +61,7 @@ struct DamagedFileTests {
         defer { file.cleanUp() }
         try Self.flip(file.path, at: 2000)
         #expect(performing: { _ = try TestDriver.sqlcipher.openFile(file.path) }, throws: Self.isCorrupt)
-        #expect(throws: SharkError.wrongKey(path: file.path)) {
+        #expect(throws: SQLCipherError.wrongKey(path: file.path)) {
             _ = try Store(.sqlcipher(path: file.path, key: .passphrase("not the key")))
         }
     }
@@ -70,10 +70,10 @@ struct DamagedFileTests {
     func wrongKey() throws {
         let file = try Self.makeFile(.sqlcipher)
         defer { file.cleanUp() }
-        #expect(throws: SharkError.wrongKey(path: file.path)) {
+        #expect(throws: SQLCipherError.wrongKey(path: file.path)) {
             _ = try Store(.sqlcipher(path: file.path, key: .passphrase("not the key")))
         }
-        #expect(throws: SharkError.wrongKey(path: file.path)) {
+        #expect(throws: SQLCipherError.wrongKey(path: file.path)) {
             _ = try Store(.sqlcipher(path: file.path, key: .raw(Data(repeating: 7, count: 32))))
         }
     }

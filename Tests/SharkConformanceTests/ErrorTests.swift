@@ -1,5 +1,6 @@
 import Foundation
 import SharkORM
+import SharkSQLCipher
 import Testing
 
 @Suite("Errors are typed and leave nothing half-written")
@@ -12,9 +13,11 @@ struct ErrorTests {
         defer { file.cleanUp() }
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: file.path))
         // An encrypted file is indistinguishable from noise: SQLCipher can only say the key fails.
-        let expected: SharkError =
-            driver == .sqlcipher ? .wrongKey(path: file.path) : .notADatabase(path: file.path)
-        #expect(throws: expected) { _ = try driver.openFile(file.path) }
+        if driver == .sqlcipher {
+            #expect(throws: SQLCipherError.wrongKey(path: file.path)) { _ = try driver.openFile(file.path) }
+        } else {
+            #expect(throws: SharkError.notADatabase(path: file.path)) { _ = try driver.openFile(file.path) }
+        }
     }
 
     @Test("a directory", arguments: persistentDrivers)

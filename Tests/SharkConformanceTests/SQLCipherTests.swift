@@ -53,7 +53,7 @@ struct SQLCipherTests {
             try store.commit(Person(name: "Ada", payrollNumber: 1))
             store.close()
         }
-        #expect(throws: SharkError.wrongKey(path: file.path)) {
+        #expect(throws: SQLCipherError.wrongKey(path: file.path)) {
             _ = try Store(.sqlcipher(path: file.path, key: .passphrase("wrong")))
         }
         #expect(throws: SharkError.notADatabase(path: file.path)) { _ = try Store(.sqlite(path: file.path)) }
@@ -61,7 +61,7 @@ struct SQLCipherTests {
         let plain = TemporaryPath()
         defer { plain.cleanUp() }
         try Store(.sqlite(path: plain.path)).commit(Person(name: "Ada", payrollNumber: 1))
-        #expect(throws: SharkError.notEncrypted(path: plain.path)) {
+        #expect(throws: SQLCipherError.notEncrypted(path: plain.path)) {
             _ = try Store(.sqlcipher(path: plain.path, key: .passphrase("any")))
         }
         #expect(throws: SQLCipherError.invalidRawKey(byteCount: 3)) {
@@ -84,7 +84,7 @@ struct SQLCipherTests {
         #expect(try Person.query(in: store).count() == 1)
         var other = key
         other[0] ^= 1
-        #expect(throws: SharkError.wrongKey(path: file.path)) {
+        #expect(throws: SQLCipherError.wrongKey(path: file.path)) {
             _ = try Store(.sqlcipher(path: file.path, key: .raw(other)))
         }
     }
@@ -102,7 +102,7 @@ struct SQLCipherTests {
             #expect(try Person.query(in: store).count() == 2)
             store.close()
         }
-        #expect(throws: SharkError.wrongKey(path: file.path)) {
+        #expect(throws: SQLCipherError.wrongKey(path: file.path)) {
             _ = try Store(.sqlcipher(path: file.path, key: .passphrase("old")))
         }
         let store = try Store(.sqlcipher(path: file.path, key: .passphrase("new")))
@@ -130,7 +130,7 @@ struct SQLCipherTests {
             #expect(try SQLCipher.settings(of: store).pageSize == 4096)
             store.close()
         }
-        #expect(throws: SharkError.wrongKey(path: encrypted.path)) {
+        #expect(throws: SQLCipherError.wrongKey(path: encrypted.path)) {
             try SQLCipher.decrypt(databaseAt: encrypted.path, key: .passphrase("nope"), into: decrypted.path)
         }
         #expect(!FileManager.default.fileExists(atPath: decrypted.path))
