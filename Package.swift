@@ -10,8 +10,9 @@ let package = Package(
         .library(name: "SharkSQLite", targets: ["SharkSQLite"]),
         .library(name: "SharkMemory", targets: ["SharkMemory"]),
         .library(name: "SharkSQLCipher", targets: ["SharkSQLCipher"]),
-        // For driver authors and benchmarks: the shared SQL layer and the sqlite3 function table.
-        .library(name: "SharkSQL", targets: ["SharkSQL", "CSQLite"]),
+        // For driver authors and benchmarks in other packages: the sqlite3 function table and its
+        // loader. (The Swift driver API is `@_spi(SharkDriver)` in SharkORM.)
+        .library(name: "SharkCSQLite", targets: ["CSQLite"]),
         .executable(name: "shark-tour", targets: ["SharkTour"]),
     ],
     dependencies: [

@@ -20,7 +20,7 @@ let package = Package(
                 .product(name: "SharkSQLite", package: "SharkORM"),
                 .product(name: "SharkMemory", package: "SharkORM"),
                 .product(name: "SharkSQLCipher", package: "SharkORM"),
-                .product(name: "SharkSQL", package: "SharkORM"),
+                .product(name: "SharkCSQLite", package: "SharkORM"),
             ],
             path: "Sources/shark-bench"
         ),

@@ -1,4 +1,4 @@
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// A query AST with column names resolved to positions, evaluated against rows with SQLite's
 /// semantics: three-valued logic (a comparison with NULL is unknown), column affinity applied

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// A connection to the memory engine. The writer keeps a working copy of the database for
 /// the open transaction (and a copy per savepoint); a reader holds one snapshot.

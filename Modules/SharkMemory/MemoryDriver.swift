@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import Synchronization
 
 /// The pure-Swift in-memory engine: tables, indexes, transactions and the query AST evaluated
@@ -9,8 +9,8 @@ import Synchronization
 /// structures. A reader copies it (O(1)) and works on that snapshot without a lock; the
 /// writer works on its own copy and publishes it on commit. So readers never block the writer
 /// and never see half a transaction.
-public final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
-    public let name = "memory"
+package final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
+    package let name = "memory"
     let tracer: Tracer
     private let lock = NSLock()
     private var committed = MemoryDatabaseState()
@@ -23,19 +23,19 @@ public final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
         writerConnection = MemoryConnection(driver: self, state: nil)
     }
 
-    public var writer: any DriverConnection { writerConnection }
+    package var writer: any DriverConnection { writerConnection }
 
-    public func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
+    package func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
         guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
         return try body(MemoryConnection(driver: self, state: snapshot()))
     }
 
-    public func close() {
+    package func close() {
         closed.store(true, ordering: .releasing)
         lock.withLock { committed = MemoryDatabaseState() }
     }
 
-    public func checkIntegrity() throws -> [String] {
+    package func checkIntegrity() throws -> [String] {
         guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
         return snapshot().tables.flatMap { $0.integrityProblems() }
     }
@@ -47,7 +47,7 @@ public final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
     /// _ = try Person.query(in: store).where(\.age == 30).fetch()
     /// print(driver.rowsVisited - before)   // the matching rows only, with an index on age
     /// ```
-    public var rowsVisited: Int { visited.load(ordering: .relaxed) }
+    package var rowsVisited: Int { visited.load(ordering: .relaxed) }
 
     func countVisits(_ count: Int) { visited.add(count, ordering: .relaxed) }
 

@@ -1,4 +1,4 @@
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 extension MemoryTable {
     /// What is inconsistent between the table's parts: the rows by key, the same rows in key

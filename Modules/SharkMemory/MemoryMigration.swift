@@ -1,4 +1,4 @@
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 extension MemoryTable {
     /// The table reshaped to `schema`, with its rows: the memory engine's version of the SQL

@@ -1,5 +1,5 @@
 import HashTreeCollections
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// A primary-key value with SQLite's equality: text and blobs compare by bytes (Swift's
 /// `String ==` would treat canonically equivalent text as equal, SQLite does not).

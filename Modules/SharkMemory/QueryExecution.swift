@@ -1,4 +1,4 @@
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// Runs a query over one table snapshot: walks the chosen access path, keeps the rows the
 /// whole predicate accepts, orders them (query ordering, then key) and applies offset and

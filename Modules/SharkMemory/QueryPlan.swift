@@ -1,4 +1,4 @@
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// How the memory engine finds the rows of a query: the cheapest access path the predicate
 /// and ordering allow, chosen the way SQLite's planner would for the same indexes.

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// SQLite's rules for comparing, converting and matching values, so the memory engine gives
 /// the same answers as the SQL drivers: NULL sorts first, integers and reals compare by

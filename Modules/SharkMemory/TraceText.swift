@@ -1,4 +1,4 @@
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// The text the memory engine reports to tracers for a query it ran: SQL-like, so traces of
 /// every driver read alike, with a `?` for every value so the tracer can redact them.

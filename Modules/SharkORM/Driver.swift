@@ -15,7 +15,7 @@
 /// ``StoreConfiguration`` factory for it (as `SharkSQLite` does with `.sqlite(path:)`), and add
 /// it to the conformance suite. docs/architecture.md walks through the memory driver as the
 /// worked example.
-public protocol Driver: AnyObject, Sendable {
+@_spi(SharkDriver) public protocol Driver: AnyObject, Sendable {
     /// A short name for messages and tests: "sqlite", "memory", "sqlcipher".
     var name: String { get }
     /// The connection that performs every write. Only used with the store's writer held.
@@ -30,7 +30,7 @@ public protocol Driver: AnyObject, Sendable {
 /// at a time.
 ///
 /// Every method throws ``SharkError``.
-public protocol DriverConnection: AnyObject {
+@_spi(SharkDriver) public protocol DriverConnection: AnyObject {
     /// Creates or migrates the storage of an entity to match `schema` (writer only).
     func apply(_ schema: EntitySchema) throws
     /// The schemas applied to this storage so far, as recorded: what a caller without the
@@ -67,7 +67,7 @@ public protocol DriverConnection: AnyObject {
 }
 
 /// What a read asks a driver for.
-public enum ReadRequest: Sendable, Hashable {
+@_spi(SharkDriver) public enum ReadRequest: Sendable, Hashable {
     /// The row whose key is this value (none or one).
     case key(Value)
     /// The rows a query matches, in its order.
@@ -89,7 +89,7 @@ extension ValueRow: RowSource {
 }
 
 /// A driver connection that runs raw SQL: the escape hatch of the SQL drivers.
-public protocol RawSQLConnection: DriverConnection {
+@_spi(SharkDriver) public protocol RawSQLConnection: DriverConnection {
     /// Runs one statement with bound arguments. A statement that would write one of the
     /// `protected` entities is refused before it runs; the result names the entities the
     /// statement writes.
@@ -97,7 +97,7 @@ public protocol RawSQLConnection: DriverConnection {
 }
 
 /// A driver that can check its storage for damage (see ``Store/checkIntegrity()``).
-public protocol IntegrityChecking: Driver {
+@_spi(SharkDriver) public protocol IntegrityChecking: Driver {
     /// One description per problem found; none when intact.
     func checkIntegrity() throws -> [String]
 }

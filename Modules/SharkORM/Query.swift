@@ -12,7 +12,7 @@ public struct Query<Root: Model>: Sendable {
     /// The store the query runs against.
     public let store: Store
     /// The AST the drivers receive.
-    public private(set) var description: EntityQuery
+    @_spi(SharkDriver) public private(set) var description: EntityQuery
     /// Why the query cannot run, if a predicate or ordering was invalid; running it throws.
     public private(set) var problem: SharkError?
 
@@ -63,7 +63,7 @@ public struct Query<Root: Model>: Sendable {
     @inlinable
     public func fetch() throws -> [Root] {
         if let problem { throw problem }
-        return try store.fetch(description, as: Root.self)
+        return try store.fetchObjects(self, firstOnly: false)
     }
 
     /// The first matching object, or nil. Honours the query's own limit: after `limit(0)`
@@ -71,9 +71,7 @@ public struct Query<Root: Model>: Sendable {
     @inlinable
     public func first() throws -> Root? {
         if let problem { throw problem }
-        var copy = description
-        copy.limit = min(description.limit ?? 1, 1)
-        return try store.fetch(copy, as: Root.self).first
+        return try store.fetchObjects(self, firstOnly: true).first
     }
 
     /// How many objects match (limit and offset applied).

@@ -82,7 +82,7 @@ public struct Ordering: Sendable, Hashable {
 }
 
 /// A whole query against one entity, as the drivers receive it.
-public struct EntityQuery: Sendable, Hashable {
+@_spi(SharkDriver) public struct EntityQuery: Sendable, Hashable {
     /// The queried entity.
     public var entity: String
     /// Rows must satisfy this, when set.

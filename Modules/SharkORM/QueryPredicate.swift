@@ -144,7 +144,7 @@ public struct QueryPredicate<Root: Model> {
 /// Converts a property value of any supported type to the value stored for it, the same way
 /// generated model code does: built-ins natively, enums by raw value, other Codable values as
 /// JSON. Used where the static type is not known to the compiler (predicate arguments).
-public func storedValue(_ value: Any) throws(SharkError) -> Value {
+package func storedValue(_ value: Any) throws(SharkError) -> Value {
     if let optional = value as? any _SharkOptional {
         guard let wrapped = optional._sharkWrapped else { return .null }
         return try storedValue(wrapped)
@@ -161,12 +161,12 @@ public func storedValue(_ value: Any) throws(SharkError) -> Value {
 }
 
 /// Lets ``storedValue(_:)`` see through optionals.
-public protocol _SharkOptional {
+package protocol _SharkOptional {
     var _sharkWrapped: Any? { get }
 }
 
 extension Optional: _SharkOptional {
-    public var _sharkWrapped: Any? { self.map { $0 as Any } }
+    package var _sharkWrapped: Any? { self.map { $0 as Any } }
 }
 
 // MARK: - Operators

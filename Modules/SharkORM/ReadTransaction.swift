@@ -85,7 +85,6 @@ extension Store {
     /// Runs `body` on the connection a read should use: the writer inside a write transaction
     /// of this store (to see its own writes), the connection of the read transaction around
     /// the calling code, or a reader of the driver's.
-    @usableFromInline
     func withReader<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
         try checkOpen()
         if try activeTransaction() != nil { return try body(driver.writer) }
@@ -101,17 +100,24 @@ extension Store {
     /// decoding and appending are then direct calls rather than generic ones, which halves
     /// the cost of a large fetch.
     @inlinable
-    func fetch<M: Model>(_ query: EntityQuery, as type: M.Type) throws -> [M] {
-        let schema = try preparedSchema(for: M.self)
+    func fetchObjects<M: Model>(_ query: Query<M>, firstOnly: Bool) throws -> [M] {
         var objects: [M] = []
-        try withReader { connection in
-            try connection.read(.query(query), schema: schema) { row in
-                let object = try M(_sharkRow: row)
-                object._$shark = ModelState(readFrom: self)
-                objects.append(object)
-            }
+        try readRows(of: query, firstOnly: firstOnly) { row in
+            let object = try M(_sharkRow: row)
+            object._$shark = ModelState(readFrom: self)
+            objects.append(object)
         }
         return objects
+    }
+
+    /// Calls `body` with each row `query` reads (only the first when `firstOnly`, honouring
+    /// the query's own limit: after `limit(0)` there is none).
+    @usableFromInline
+    func readRows<M: Model>(of query: Query<M>, firstOnly: Bool, _ body: (any RowReader) throws -> Void) throws {
+        var description = query.description
+        if firstOnly { description.limit = min(description.limit ?? 1, 1) }
+        let schema = try preparedSchema(for: M.self)
+        try withReader { connection in try connection.read(.query(description), schema: schema, body) }
     }
 
     /// The object of type `M` whose key is `id`, or nil.

@@ -16,11 +16,11 @@ public struct StoreConfiguration: Sendable {
     /// The driver's short name.
     public let driverName: String
     /// Where statements are reported.
-    public var tracer = Tracer()
+    @_spi(SharkDriver) public var tracer = Tracer()
     private let makeDriver: @Sendable (Tracer) throws -> any Driver
 
     /// A configuration for a custom driver: `makeDriver` opens it with the tracer to report to.
-    public init(driverName: String, makeDriver: @escaping @Sendable (Tracer) throws -> any Driver) {
+    @_spi(SharkDriver) public init(driverName: String, makeDriver: @escaping @Sendable (Tracer) throws -> any Driver) {
         self.driverName = driverName
         self.makeDriver = makeDriver
         tracer.driverName = driverName

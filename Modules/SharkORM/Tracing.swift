@@ -42,7 +42,7 @@ public struct TraceEvent: Sendable, CustomStringConvertible {
 
 /// Where a store reports the statements it runs. Drivers call ``record(statement:arguments:duration:rows:)``
 /// only when ``isEnabled``, so tracing costs nothing when nobody listens.
-public struct Tracer: Sendable {
+@_spi(SharkDriver) public struct Tracer: Sendable {
     var handlers: [@Sendable (TraceEvent) -> Void] = []
     var logger: Logger?
     var logLevel: Logger.Level = .debug

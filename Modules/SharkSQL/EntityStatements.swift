@@ -1,4 +1,4 @@
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// The SQL text of an entity's statements, built once per schema and reused, and the
 /// prepared insert statements, kept here so a bulk insert does not look its statement up by

@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// Installs the values a statement reads through `shark_arg(i)` (the values past the
 /// library's parameter limit, see ``QueryCompiler``) for the duration of `body`, on the

@@ -1,4 +1,4 @@
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// Compiles a query AST to SQL text and the values to bind, in order.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import Synchronization
 
 /// A ``Driver`` over SQLite-compatible databases: one writer connection and a pool of
@@ -12,9 +12,9 @@ import Synchronization
 /// The writer is configured first and fully set up (WAL) before any reader exists, so a
 /// reader's `configure` can rely on what the writer's learned (SQLCipher derives its key
 /// there once and hands readers the result).
-public final class SQLDriver: IntegrityChecking, @unchecked Sendable {
-    public let name: String
-    public let path: String
+package final class SQLDriver: IntegrityChecking, @unchecked Sendable {
+    package let name: String
+    package let path: String
     private let library: SQLiteLibrary
     private let tracer: Tracer
     private let configure: @Sendable (SQLiteConnection, ConnectionRole) throws -> Void
@@ -30,7 +30,7 @@ public final class SQLDriver: IntegrityChecking, @unchecked Sendable {
     ///   - removesFileOnClose: delete the file (and its WAL) on close: temporary databases.
     ///   - configure: runs first on every new connection (SQLCipher keys it here), told
     ///     whether the connection is the writer or a reader.
-    public init(
+    package init(
         name: String, path: String, library: SQLiteLibrary, tracer: Tracer, maximumReaders: Int = 4,
         removesFileOnClose: Bool = false,
         configure: @escaping @Sendable (SQLiteConnection, ConnectionRole) throws -> Void = { _, _ in }
@@ -61,7 +61,7 @@ public final class SQLDriver: IntegrityChecking, @unchecked Sendable {
         }
     }
 
-    public var writer: any DriverConnection { writerConnection }
+    package var writer: any DriverConnection { writerConnection }
 
     /// Refuses the paths SQLite reads as "a private in-memory database": the writer and every
     /// reader would each get their own, so commits would land where no query can see them.
@@ -81,9 +81,9 @@ public final class SQLDriver: IntegrityChecking, @unchecked Sendable {
     }
 
     /// The writer's raw connection, for driver-specific operations (rekeying, say).
-    public var writerSQLConnection: SQLiteConnection { writerConnection.connection }
+    package var writerSQLConnection: SQLiteConnection { writerConnection.connection }
 
-    public func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
+    package func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
         guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
         let reader = try pool.take()
         defer { pool.give(back: reader) }
@@ -93,7 +93,7 @@ public final class SQLDriver: IntegrityChecking, @unchecked Sendable {
     /// Runs `PRAGMA integrity_check` on a reader: the committed state, without blocking writes.
     /// A damaged file can make the check itself fail part way (SQLCipher fails it when a page's
     /// HMAC does not match): that failure is one of the problems, not an error.
-    public func checkIntegrity() throws -> [String] {
+    package func checkIntegrity() throws -> [String] {
         do {
             guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
             let reader = try pool.take()
@@ -109,11 +109,11 @@ public final class SQLDriver: IntegrityChecking, @unchecked Sendable {
 
     /// Closes every reader so the next reads open new ones (after a rekey, say: open readers
     /// hold the old key). Readers busy now are closed when they come back.
-    public func discardReaders() {
+    package func discardReaders() {
         pool.discardAll()
     }
 
-    public func close() {
+    package func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         pool.closeAll()
         writerConnection.connection.close()
@@ -126,7 +126,7 @@ public final class SQLDriver: IntegrityChecking, @unchecked Sendable {
 }
 
 /// Whether a connection is the writer or one of the readers.
-public enum ConnectionRole: Sendable {
+package enum ConnectionRole: Sendable {
     case writer, reader
 }
 

@@ -1,12 +1,12 @@
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// A ``DriverConnection`` over one SQLite connection: compiles the core's operations to SQL.
-public final class SQLDriverConnection: RawSQLConnection {
+package final class SQLDriverConnection: RawSQLConnection {
     /// The underlying connection.
-    public let connection: SQLiteConnection
+    package let connection: SQLiteConnection
     private var entityStatements: [String: EntityStatements] = [:]
 
-    public init(_ connection: SQLiteConnection) {
+    package init(_ connection: SQLiteConnection) {
         self.connection = connection
     }
 
@@ -19,28 +19,28 @@ public final class SQLDriverConnection: RawSQLConnection {
         return statements
     }
 
-    public func apply(_ schema: EntitySchema) throws {
+    package func apply(_ schema: EntitySchema) throws {
         try SchemaMigrator(connection: connection).apply(schema)
         // A migration finalizes every cached statement (they may name a rebuilt table), so
         // forget the prepared statements of every entity.
         entityStatements.removeAll()
     }
 
-    public func beginTransaction() throws { try connection.execute("BEGIN IMMEDIATE") }
-    public func commitTransaction() throws { try connection.execute("COMMIT") }
-    public func rollbackTransaction() throws { try connection.execute("ROLLBACK") }
-    public func createSavepoint(_ name: String) throws { try connection.execute("SAVEPOINT \(name)") }
-    public func releaseSavepoint(_ name: String) throws { try connection.execute("RELEASE \(name)") }
-    public func rollbackToSavepoint(_ name: String) throws { try connection.execute("ROLLBACK TO \(name)") }
+    package func beginTransaction() throws { try connection.execute("BEGIN IMMEDIATE") }
+    package func commitTransaction() throws { try connection.execute("COMMIT") }
+    package func rollbackTransaction() throws { try connection.execute("ROLLBACK") }
+    package func createSavepoint(_ name: String) throws { try connection.execute("SAVEPOINT \(name)") }
+    package func releaseSavepoint(_ name: String) throws { try connection.execute("RELEASE \(name)") }
+    package func rollbackToSavepoint(_ name: String) throws { try connection.execute("ROLLBACK TO \(name)") }
     // Deferred: the first query starts the snapshot, and a reader never takes the write lock.
-    public func beginRead() throws { try connection.execute("BEGIN DEFERRED") }
-    public func endRead() throws { try connection.execute("COMMIT") }
+    package func beginRead() throws { try connection.execute("BEGIN DEFERRED") }
+    package func endRead() throws { try connection.execute("COMMIT") }
 
-    public func recordedSchemas() throws -> [EntitySchema] {
+    package func recordedSchemas() throws -> [EntitySchema] {
         try SchemaMigrator(connection: connection).recordedSchemas()
     }
 
-    public func insert<Source: RowSource>(_ object: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
+    package func insert<Source: RowSource>(_ object: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
         let statement = try insertStatement(for: schema, includingKey: includingKey)
         let binder = statement.binder()
         let first: Int32 = includingKey ? 0 : 1
@@ -63,7 +63,7 @@ public final class SQLDriverConnection: RawSQLConnection {
         return sql.preparedInsertWithoutKey!
     }
 
-    public func update<Source: RowSource>(_ object: Source, key: Value, columns: [Int32], schema: EntitySchema) throws
+    package func update<Source: RowSource>(_ object: Source, key: Value, columns: [Int32], schema: EntitySchema) throws
         -> Bool
     {
         let text = statements(for: schema).update(columns: columns)
@@ -76,12 +76,12 @@ public final class SQLDriverConnection: RawSQLConnection {
         return try statement.run(binder, entity: schema.name) > 0
     }
 
-    public func delete(key: Value, schema: EntitySchema) throws -> Bool {
+    package func delete(key: Value, schema: EntitySchema) throws -> Bool {
         let statement = try connection.cachedStatement(statements(for: schema).deleteByKey)
         return try statement.run([key], entity: schema.name) > 0
     }
 
-    public func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
+    package func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
         let sql = statements(for: schema)
         switch request {
         case .key(let key):
@@ -102,7 +102,7 @@ public final class SQLDriverConnection: RawSQLConnection {
         }
     }
 
-    public func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {
+    package func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {
         var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.count(query, statements: statements(for: schema))
         var count: Int64 = 0
@@ -114,7 +114,7 @@ public final class SQLDriverConnection: RawSQLConnection {
         return Int(count)
     }
 
-    public func executeRaw(_ sql: String, arguments: [Value], protecting protected: Set<String>) throws -> RawResult {
+    package func executeRaw(_ sql: String, arguments: [Value], protecting protected: Set<String>) throws -> RawResult {
         let statement = try connection.prepareSingleStatement(sql)
         let foldedProtected = Set(protected.map(EntitySchema.folded))
         if let refused = statement.writtenTables.sorted().first(where: {

@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// Turns an SQLite result code into the ``SharkError`` that says what went wrong.
 enum SQLErrors {

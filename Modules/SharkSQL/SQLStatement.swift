@@ -1,12 +1,12 @@
 import CSQLite
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// A prepared statement of a ``SQLiteConnection``.
-public final class SQLStatement {
+package final class SQLStatement {
     let handle: OpaquePointer
     /// The statement text.
-    public let sql: String
+    package let sql: String
     // unowned(unsafe): the connection finalizes its statements before it goes away, and a
     // checked unowned reference costs an atomic retain on every row of a bulk insert.
     unowned(unsafe) let connection: SQLiteConnection
@@ -35,7 +35,7 @@ public final class SQLStatement {
     private var reusableBinder: SQLBinder?
 
     /// The names of the result columns.
-    public var columnNames: [String] {
+    package var columnNames: [String] {
         (0..<api.pointee.column_count(handle)).map { index in
             api.pointee.column_name(handle, index).map { String(cString: $0) } ?? ""
         }
@@ -62,7 +62,7 @@ public final class SQLStatement {
     /// `overflow` holds the values the statement reads through `shark_arg(i)` (see
     /// ``QueryCompiler``).
     @discardableResult
-    public func run(
+    package func run(
         _ arguments: [Value], overflow: [Value] = [], entity: String? = nil, _ body: (SQLRow) throws -> Void = { _ in }
     ) throws -> Int {
         let binder = binder()
@@ -113,37 +113,37 @@ public final class SQLStatement {
 
 /// The current row of a stepping statement, read column by column with no copying beyond
 /// the values themselves.
-public struct SQLRow: RowReader {
+package struct SQLRow: RowReader {
     let api: UnsafeMutablePointer<shark_sqlite3_api>
     let statement: OpaquePointer
 
-    public var columnCount: Int32 { api.pointee.column_count(statement) }
+    package var columnCount: Int32 { api.pointee.column_count(statement) }
 
-    public func isNull(at index: Int32) -> Bool {
+    package func isNull(at index: Int32) -> Bool {
         shark_column_type(api, statement, index) == SHARK_SQLITE_NULL
     }
 
-    public func int64(at index: Int32) -> Int64 {
+    package func int64(at index: Int32) -> Int64 {
         shark_column_int64(api, statement, index)
     }
 
-    public func double(at index: Int32) -> Double {
+    package func double(at index: Int32) -> Double {
         shark_column_double(api, statement, index)
     }
 
-    public func text(at index: Int32) -> String {
+    package func text(at index: Int32) -> String {
         // column_text before column_bytes: the byte count is that of the text conversion.
         guard let bytes = shark_column_text(api, statement, index) else { return "" }
         let count = Int(shark_column_bytes(api, statement, index))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
-    public func blob(at index: Int32) -> Data {
+    package func blob(at index: Int32) -> Data {
         guard let bytes = shark_column_blob(api, statement, index) else { return Data() }
         return Data(bytes: bytes, count: Int(shark_column_bytes(api, statement, index)))
     }
 
-    public func value(at index: Int32) -> Value {
+    package func value(at index: Int32) -> Value {
         switch shark_column_type(api, statement, index) {
         case SHARK_SQLITE_INTEGER: return .integer(int64(at: index))
         case SHARK_SQLITE_FLOAT: return .real(double(at: index))

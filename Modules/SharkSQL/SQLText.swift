@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// Small helpers for writing SQL text safely.
 enum SQLText {

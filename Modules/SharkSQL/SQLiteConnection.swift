@@ -1,30 +1,30 @@
 import CSQLite
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// One open SQLite (or SQLCipher) database connection, over a library's function table.
 ///
 /// Not thread-safe: the driver hands each connection to one thread at a time. Statements
 /// are prepared once and cached by SQL text.
-public final class SQLiteConnection {
-    public let library: SQLiteLibrary
+package final class SQLiteConnection {
+    package let library: SQLiteLibrary
     let api: UnsafeMutablePointer<shark_sqlite3_api>
     /// The database file.
-    public let path: String
+    package let path: String
     let tracer: Tracer
     /// `tracer.isEnabled`, read once: statements check it on every execution.
     let isTracing: Bool
     /// The `sqlite3 *` handle, for driver-specific calls through the library's table.
-    public private(set) var handle: OpaquePointer?
+    package private(set) var handle: OpaquePointer?
     private var statements: [String: SQLStatement] = [:]
     /// How many `?` parameters one statement may have (`SQLITE_LIMIT_VARIABLE_NUMBER`).
-    public private(set) var parameterLimit = 999
+    package private(set) var parameterLimit = 999
 
     /// Opens (creating if needed, unless `readOnly`) the database at `path`.
     ///
     /// `configure` runs right after opening, before anything reads the file: SQLCipher keys
     /// the connection there.
-    public init(
+    package init(
         path: String, library: SQLiteLibrary, readOnly: Bool = false, tracer: Tracer = Tracer(),
         configure: (SQLiteConnection) throws -> Void = { _ in }
     ) throws {
@@ -65,7 +65,7 @@ public final class SQLiteConnection {
     deinit { close() }
 
     /// Finalizes every statement and closes the connection.
-    public func close() {
+    package func close() {
         statements.values.forEach { $0.finalize() }
         statements.removeAll()
         if let handle {
@@ -75,12 +75,12 @@ public final class SQLiteConnection {
     }
 
     /// Sets how long a statement waits for a lock held by another connection.
-    public func setBusyTimeout(milliseconds: Int32) {
+    package func setBusyTimeout(milliseconds: Int32) {
         _ = api.pointee.busy_timeout(handle, milliseconds)
     }
 
     /// Runs one or more statements that take no arguments, reporting them to the tracer.
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         let db = try openHandle()
         let start = isTracing ? ContinuousClock.now : nil
         var errorMessage: UnsafeMutablePointer<CChar>?
@@ -98,7 +98,7 @@ public final class SQLiteConnection {
     }
 
     /// The single value of the first row of a query (PRAGMAs, counts), or nil without rows.
-    public func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
+    package func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
         let statement = try cachedStatement(sql)
         var result: Value?
         try statement.run(arguments) { row in
@@ -108,7 +108,7 @@ public final class SQLiteConnection {
     }
 
     /// Every row of a query, as values. For schema introspection, not for model fetches.
-    public func rows(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
+    package func rows(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
         let statement = try cachedStatement(sql)
         var rows: [[Value]] = []
         try statement.run(arguments) { row in
@@ -118,7 +118,7 @@ public final class SQLiteConnection {
     }
 
     /// A prepared statement for `sql`, prepared once per connection and reused.
-    public func cachedStatement(_ sql: String) throws -> SQLStatement {
+    package func cachedStatement(_ sql: String) throws -> SQLStatement {
         if let statement = statements[sql] { return statement }
         let statement = try prepare(sql, persistent: true)
         statements[sql] = statement
@@ -129,7 +129,7 @@ public final class SQLiteConnection {
     /// one, finalized afterwards, for very long texts (a query with thousands of values), which
     /// would otherwise fill the cache with statements that are never used again.
     @discardableResult
-    public func withStatement<T>(_ sql: String, _ body: (SQLStatement) throws -> T) throws -> T {
+    package func withStatement<T>(_ sql: String, _ body: (SQLStatement) throws -> T) throws -> T {
         if sql.utf8.count <= Self.longestCachedStatement { return try body(try cachedStatement(sql)) }
         let statement = try prepare(sql, persistent: false)
         defer { statement.finalize() }
@@ -182,7 +182,7 @@ public final class SQLiteConnection {
     }
 
     /// Forgets cached statements (after a schema change made them stale).
-    public func clearStatementCache() {
+    package func clearStatementCache() {
         statements.values.forEach { $0.finalize() }
         statements.removeAll()
     }
@@ -204,16 +204,16 @@ public final class SQLiteConnection {
     }
 
     /// Rows changed by the last write.
-    public var changes: Int32 { handle.map { api.pointee.changes($0) } ?? 0 }
+    package var changes: Int32 { handle.map { api.pointee.changes($0) } ?? 0 }
 
     /// The rowid of the last insert.
-    public var lastInsertRowID: Int64 { handle.map { api.pointee.last_insert_rowid($0) } ?? 0 }
+    package var lastInsertRowID: Int64 { handle.map { api.pointee.last_insert_rowid($0) } ?? 0 }
 
     /// Whether no transaction is open.
-    public var isAutocommit: Bool { handle.map { api.pointee.get_autocommit($0) != 0 } ?? true }
+    package var isAutocommit: Bool { handle.map { api.pointee.get_autocommit($0) != 0 } ?? true }
 
     /// The connection's last error message.
-    public var lastErrorMessage: String {
+    package var lastErrorMessage: String {
         handle.map { String(cString: api.pointee.errmsg($0)!) } ?? "connection closed"
     }
 

@@ -5,20 +5,20 @@ import CSQLite
 /// The table lives as long as the process (libraries are never unloaded), so connections can
 /// keep a raw pointer to it. Two libraries — the system SQLite and an isolated SQLCipher —
 /// can be in use side by side.
-public final class SQLiteLibrary: @unchecked Sendable {
+package final class SQLiteLibrary: @unchecked Sendable {
     /// The function table. Immutable after init; hence `@unchecked Sendable`.
-    public let api: UnsafeMutablePointer<shark_sqlite3_api>
+    package let api: UnsafeMutablePointer<shark_sqlite3_api>
     /// `sqlite3_libversion_number()`, e.g. 3040001.
-    public let versionNumber: Int32
+    package let versionNumber: Int32
     /// `sqlite3_libversion()`, e.g. "3.40.1".
-    public let version: String
+    package let version: String
     /// What SQL this version understands.
-    public let dialect: SQLDialect
+    package let dialect: SQLDialect
     /// A name for messages: "sqlite" or "sqlcipher".
-    public let name: String
+    package let name: String
 
     /// Wraps a table that `fill` populates; the table is never freed.
-    public init(name: String, fill: (UnsafeMutablePointer<shark_sqlite3_api>) throws -> Void) rethrows {
+    package init(name: String, fill: (UnsafeMutablePointer<shark_sqlite3_api>) throws -> Void) rethrows {
         let api = UnsafeMutablePointer<shark_sqlite3_api>.allocate(capacity: 1)
         try fill(api)
         self.api = api
@@ -31,21 +31,21 @@ public final class SQLiteLibrary: @unchecked Sendable {
 
 /// The SQL features of a SQLite version, so generated SQL runs on old libraries too
 /// (Debian's SQLCipher 3.4.1 is SQLite 3.15.2).
-public struct SQLDialect: Sendable, Hashable {
-    public let versionNumber: Int32
+package struct SQLDialect: Sendable, Hashable {
+    package let versionNumber: Int32
 
-    public init(versionNumber: Int32) { self.versionNumber = versionNumber }
+    package init(versionNumber: Int32) { self.versionNumber = versionNumber }
 
     /// `sqlite3_prepare_v3` and persistent statements (3.20).
-    public var hasPrepareV3: Bool { versionNumber >= 3_020_000 }
+    package var hasPrepareV3: Bool { versionNumber >= 3_020_000 }
     /// `INSERT … ON CONFLICT DO UPDATE` (3.24).
-    public var hasUpsert: Bool { versionNumber >= 3_024_000 }
+    package var hasUpsert: Bool { versionNumber >= 3_024_000 }
     /// `ALTER TABLE … RENAME COLUMN` (3.25).
-    public var hasRenameColumn: Bool { versionNumber >= 3_025_000 }
+    package var hasRenameColumn: Bool { versionNumber >= 3_025_000 }
     /// `ALTER TABLE … DROP COLUMN` (3.35).
-    public var hasDropColumn: Bool { versionNumber >= 3_035_000 }
+    package var hasDropColumn: Bool { versionNumber >= 3_035_000 }
     /// `SQLITE_DBCONFIG_DQS_DML`/`_DDL`: refusing double-quoted string literals (3.29).
-    public var canRefuseDoubleQuotedStrings: Bool { versionNumber >= 3_029_000 }
+    package var canRefuseDoubleQuotedStrings: Bool { versionNumber >= 3_029_000 }
     /// `… RETURNING` (3.35).
-    public var hasReturning: Bool { versionNumber >= 3_035_000 }
+    package var hasReturning: Bool { versionNumber >= 3_035_000 }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// Brings an entity's table and indexes in line with its model schema, keeping the data.
 ///

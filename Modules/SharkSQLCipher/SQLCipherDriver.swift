@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import SharkSQL
 import Synchronization
 

@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import SharkSQL
 
 /// Loads Debian's `libsqlcipher.so.0` into the CSQLite function table, isolated from any

@@ -1,11 +1,11 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import SharkSQL
 
 /// The driver behind `.sqlcipher` stores: the shared SQL driver over the isolated SQLCipher
 /// library, plus what it needs to rekey.
-public final class SQLCipherDriver: IntegrityChecking, @unchecked Sendable {
-    public var name: String { "sqlcipher" }
+package final class SQLCipherDriver: IntegrityChecking, @unchecked Sendable {
+    package var name: String { "sqlcipher" }
     let sql: SQLDriver
     let keying: CipherKeying
 
@@ -14,10 +14,10 @@ public final class SQLCipherDriver: IntegrityChecking, @unchecked Sendable {
         self.keying = keying
     }
 
-    public var writer: any DriverConnection { sql.writer }
-    public func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T { try sql.read(body) }
-    public func close() { sql.close() }
-    public func checkIntegrity() throws -> [String] { try sql.checkIntegrity() }
+    package var writer: any DriverConnection { sql.writer }
+    package func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T { try sql.read(body) }
+    package func close() { sql.close() }
+    package func checkIntegrity() throws -> [String] { try sql.checkIntegrity() }
 }
 
 /// SQLCipher's settings for an open database.

@@ -1,7 +1,7 @@
 import CSQLite
 import CSQLiteSystem
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import SharkSQL
 
 /// The system SQLite library linked into this binary.

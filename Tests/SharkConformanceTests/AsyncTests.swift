@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import Testing
 
 /// The async API from the main actor, under more concurrent operations than the cooperative

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import Testing
 
 @Suite("Change tracking")

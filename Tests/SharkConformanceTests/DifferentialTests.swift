@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import Testing
 
 /// A model with a little of everything the planner and evaluator care about.

@@ -1,6 +1,6 @@
 import Foundation
 import SharkMemory
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import SharkSQLCipher
 import SharkSQLite
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import Testing
 
 /// Queries a careless or hostile caller can build: huge limits and offsets, conditions built

@@ -1,6 +1,6 @@
 import Foundation
 import SharkMemory
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import Testing
 
 /// What only the memory engine has to prove: its planner uses indexes, and its snapshots

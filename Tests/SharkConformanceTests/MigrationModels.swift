@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 // Successive versions of one entity, "Employee", as an app would ship them. Each test opens a
 // file with one version, closes it, and reopens it with the next.

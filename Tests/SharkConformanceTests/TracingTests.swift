@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import Synchronization
 import Testing
 

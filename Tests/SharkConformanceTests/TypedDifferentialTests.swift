@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import Testing
 
 /// A UUID-keyed model with dates, decimals, enums and Codable values: the types whose stored

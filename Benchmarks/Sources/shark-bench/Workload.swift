@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 
 /// The ten-column model every workload inserts and fetches.
 @Model

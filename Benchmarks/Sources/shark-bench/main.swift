@@ -11,7 +11,7 @@
 import CSQLite
 import Foundation
 import SharkMemory
-import SharkORM
+@_spi(SharkDriver) import SharkORM
 import SharkSQLCipher
 import SharkSQLite
 
@@ -56,7 +56,7 @@ var results: [String: [String: [Double]]] = [:]
 
 /// The four workloads through SharkORM on one store.
 @MainActor func runShark(_ backend: String, _ store: Store) throws {
-    _ = try store.schema(for: Row10.self)
+    try store.prepare(Row10.self)
     let objects = input.map(Row10.init)
     record("insert", backend, try seconds { try store.commit(objects) })
     var fetched: [Row10] = []
