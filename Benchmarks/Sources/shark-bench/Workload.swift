@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharkDriver) import SharkORM
+import SharkORM
 
 /// The ten-column model every workload inserts and fetches.
 @Model

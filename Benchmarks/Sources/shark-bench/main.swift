@@ -11,7 +11,7 @@
 import CSQLite
 import Foundation
 import SharkMemory
-@_spi(SharkDriver) import SharkORM
+import SharkORM
 import SharkSQLCipher
 import SharkSQLite
 

@@ -4,7 +4,7 @@
 // write, read back, and leave plaintext only where it should. Exits non-zero on any failure.
 import Foundation
 import GRDB
-@_spi(SharkDriver) import SharkORM
+import SharkORM
 import SharkSQLCipher
 import SharkSQLite
 
