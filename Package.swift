@@ -56,20 +56,20 @@ let package = Package(
         ),
         // What the SQLite and SQLCipher drivers share: connections, statements, SQL generation, migration.
         .target(
-            name: "SharkSQL",
+            name: "SharkSQLiteCore",
             dependencies: ["SharkORM", "CSQLite"],
-            path: "Modules/SharkSQL"
+            path: "Modules/SharkSQLiteCore"
         ),
         // The embedded default driver over the system SQLite.
         .target(
             name: "SharkSQLite",
-            dependencies: ["SharkORM", "SharkSQL", "CSQLiteSystem"],
+            dependencies: ["SharkORM", "SharkSQLiteCore", "CSQLiteSystem"],
             path: "Modules/SharkSQLite"
         ),
-        // The encrypted driver: SharkSQL over an isolated libsqlcipher.
+        // The encrypted driver: SharkSQLiteCore over an isolated libsqlcipher.
         .target(
             name: "SharkSQLCipher",
-            dependencies: ["SharkORM", "SharkSQL", "CSQLite"],
+            dependencies: ["SharkORM", "SharkSQLiteCore", "CSQLite"],
             path: "Modules/SharkSQLCipher"
         ),
         // The pure-Swift in-memory engine.
@@ -97,9 +97,9 @@ let package = Package(
             path: "Tests/SharkMacrosTests"
         ),
         .testTarget(
-            name: "SharkSQLTests",
-            dependencies: ["SharkSQL", "SharkSQLite", "CSQLite"],
-            path: "Tests/SharkSQLTests"
+            name: "SharkSQLiteCoreTests",
+            dependencies: ["SharkSQLiteCore", "SharkSQLite", "CSQLite"],
+            path: "Tests/SharkSQLiteCoreTests"
         ),
         .testTarget(
             name: "SharkConformanceTests",

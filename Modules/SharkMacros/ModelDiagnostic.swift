@@ -9,7 +9,6 @@ enum ModelDiagnostic: DiagnosticMessage {
     case multipleBindings
     case observers(property: String)
     case lazyProperty(property: String)
-    case keyType(type: String)
     case transientWithoutValue(property: String)
     case reservedName(property: String, why: String)
 
@@ -34,8 +33,6 @@ enum ModelDiagnostic: DiagnosticMessage {
                 "property '\(property)' has willSet/didSet observers, which @Model does not support on persisted properties"
         case .lazyProperty(let property):
             return "property '\(property)' is lazy; mark it @Transient to keep it out of storage"
-        case .keyType(let type):
-            return "the key 'id' has type '\(type)'; a model key must be Int64 (assigned by the store), UUID or String"
         case .transientWithoutValue(let property):
             return "@Transient property '\(property)' needs an initial value"
         case .reservedName(let property, let why):
@@ -53,7 +50,6 @@ enum ModelDiagnostic: DiagnosticMessage {
         case .multipleBindings: id = "multipleBindings"
         case .observers: id = "observers"
         case .lazyProperty: id = "lazyProperty"
-        case .keyType: id = "keyType"
         case .transientWithoutValue: id = "transientWithoutValue"
         case .reservedName: id = "reservedName"
         }

@@ -37,7 +37,9 @@ extension ModelMacro: MemberMacro {
         }
         members.append("public var _$shark = SharkORM.ModelState()")
         members.append("public static var _sharkEntityName: String { \(literal: entity) }")
-        members.append("public static var _sharkKeyKind: SharkORM.KeyKind { .\(raw: model.keyKind) }")
+        members.append(
+            "public static var _sharkKeyKind: SharkORM.KeyKind { SharkORM._SharkCoding.keyKind((\(raw: model.key.type.trimmedDescription)).self) }"
+        )
 
         let columns = model.properties.map { property -> String in
             let type = property.type.trimmedDescription
@@ -110,7 +112,7 @@ extension ModelMacro: MemberMacro {
             }
             """)
 
-        let assign = model.keyKind == "autoIncrement" ? "self.id = key" : ""
+        let assign = "SharkORM._SharkCoding.assignKey(key, to: &self.id)"
         members.append(
             """
             public func _sharkAssignKey(_ key: Int64) {

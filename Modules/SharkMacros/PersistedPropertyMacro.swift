@@ -64,7 +64,8 @@ extension PersistedPropertyMacro: PeerMacro {
         var initializer = binding.initializer.map { " = " + $0.value.trimmedDescription } ?? ""
         let type = binding.typeAnnotation?.type.trimmedDescription
         // A UUID key with no initial value gets a new time-ordered one.
-        if name == "id", initializer.isEmpty, type == "UUID" || type == "Foundation.UUID" {
+        if name == "id", initializer.isEmpty, let written = binding.typeAnnotation?.type, ModelAnalysis.isUUID(written)
+        {
             initializer = " = UUID.v7()"
         }
         let annotation = type.map { ": " + $0 } ?? ""

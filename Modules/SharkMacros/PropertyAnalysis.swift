@@ -25,12 +25,11 @@ struct ModelAnalysis {
 
     var key: PersistedProperty { properties[0] }
 
-    var keyKind: String {
-        switch key.type.trimmedDescription {
-        case "UUID", "Foundation.UUID": return "uuid"
-        case "String", "Swift.String": return "string"
-        default: return "autoIncrement"
-        }
+    /// Whether `type` is spelt as `UUID`: such a key without an initial value gets a new
+    /// time-ordered one. (Which key types are allowed at all is the type checker's call, through
+    /// `_SharkCoding.keyKind`, so a `typealias`ed key works; only this default needs the name.)
+    static func isUUID(_ type: TypeSyntax) -> Bool {
+        ["UUID", "Foundation.UUID"].contains(type.trimmedDescription)
     }
 
     init(_ declaration: some DeclGroupSyntax) {
@@ -62,12 +61,6 @@ struct ModelAnalysis {
             if let problem = Self.reservedProblem(name, siblings: persistedNames) {
                 diagnostics.append(
                     Diagnostic(node: node, message: ModelDiagnostic.reservedName(property: name, why: problem)))
-            }
-        }
-        if let key {
-            let written = key.type.trimmedDescription
-            if !["Int64", "Swift.Int64", "UUID", "Foundation.UUID", "String", "Swift.String"].contains(written) {
-                diagnostics.append(Diagnostic(node: key.type, message: ModelDiagnostic.keyType(type: written)))
             }
         }
         let keyProperty =
@@ -134,7 +127,7 @@ struct ModelAnalysis {
         }
         // A UUID key without an initial value gets a new v7 UUID (see PersistedPropertyMacro),
         // so it does not stop the macro from generating `init()`.
-        let isDefaultedKey = identifier == "id" && ["UUID", "Foundation.UUID"].contains(type.trimmedDescription)
+        let isDefaultedKey = identifier == "id" && Self.isUUID(type)
         if binding.initializer == nil && !type.is(OptionalTypeSyntax.self) && !isDefaultedKey {
             allStoredHaveValues = false
         }

@@ -16,9 +16,6 @@ import Foundation
 /// their optionals) only break ties: a `String` enum is usually `Codable` too, and must still
 /// be stored by raw value. Not for direct use.
 public enum _SharkCoding {
-    static let unsupportedMessage =
-        "unsupported property type: a model property must be Bool, an integer, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
-
     // MARK: Built-in types
 
     public static func storageType<T: ColumnConvertible>(_: T.Type) -> StorageType { T.storageType }
@@ -260,11 +257,28 @@ public enum _SharkCoding {
         message:
             "unsupported property type: a model property must be Bool, an integer, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
     )
-    public static func storageType<T>(_: T.Type) -> StorageType { fatalError(unsupportedMessage) }
+    public static func storageType<T>(_: T.Type) -> StorageType { fatalError("unsupported property type") }
     @available(
         *, unavailable,
         message:
             "unsupported property type: a model property must be Bool, an integer, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
     )
-    public static func logicalType<T>(_: T.Type) -> LogicalType { fatalError(unsupportedMessage) }
+    public static func logicalType<T>(_: T.Type) -> LogicalType { fatalError("unsupported property type") }
+
+    // MARK: Keys
+
+    /// How a key of this type is assigned. Only `Int64`, `UUID` and `String` keys exist; any
+    /// other `id` type meets the unavailable overload, whose message says so.
+    public static func keyKind(_: Int64.Type) -> KeyKind { .autoIncrement }
+    public static func keyKind(_: UUID.Type) -> KeyKind { .uuid }
+    public static func keyKind(_: String.Type) -> KeyKind { .string }
+    @available(
+        *, unavailable,
+        message: "the key 'id' of a model must be Int64 (assigned by the store), UUID or String"
+    )
+    public static func keyKind<T>(_: T.Type) -> KeyKind { fatalError("unsupported key type") }
+
+    /// Sets a store-assigned key; keys of other types are the app's and are left alone.
+    public static func assignKey(_ key: Int64, to id: inout Int64) { id = key }
+    public static func assignKey<T>(_ key: Int64, to id: inout T) {}
 }

@@ -53,7 +53,7 @@ extension Value: CustomStringConvertible {
         case .integer(let value): return String(value)
         case .real(let value): return String(value)
         case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let value): return "X'" + value.map { String(format: "%02X", $0) }.joined() + "'"
+        case .blob(let value): return "X'" + hexadecimal(value, uppercase: true) + "'"
         }
     }
 }

@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
 @_spi(SharkDriver) import SharkORM
-import SharkSQL
+import SharkSQLiteCore
 
 /// Loads Debian's `libsqlcipher.so.0` into the CSQLite function table, isolated from any
 /// other SQLite in the process.

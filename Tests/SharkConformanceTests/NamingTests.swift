@@ -147,3 +147,27 @@ struct NamingTests {
         #expect(names.count == 2)
     }
 }
+
+typealias BadgeNumber = String
+
+/// A key declared through a typealias: the type checker, not the macro, decides it is valid.
+@Model
+final class Badge {
+    var id: BadgeNumber = ""
+    var holder: String = ""
+}
+
+@Suite("Keys declared through typealiases")
+struct TypealiasKeyTests {
+    @Test("a typealiased String key works on every driver", arguments: TestDriver.allCases)
+    func typealiasedKey(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        #expect(Badge._sharkKeyKind == .string)
+        let badge = Badge()
+        badge.id = "B-7"
+        badge.holder = "Ada"
+        try store.commit(badge)
+        #expect(try store.find(Badge.self, id: "B-7")?.holder == "Ada")
+    }
+}

@@ -39,10 +39,6 @@ struct ModelDiagnosticsTests {
             "@Model final class Thing { var name = makeName() }",
             messages: ["property 'name' needs a type annotation"])
         expectDiagnostics(
-            "@Model final class Thing { var id: Int = 0 }",
-            messages: ["the key 'id' has type 'Int'; a model key must be Int64 (assigned by the store), UUID or String"]
-        )
-        expectDiagnostics(
             "@Model final class Thing { var n: Int = 0 { didSet {} } }",
             messages: ["property 'n' has willSet/didSet observers"])
         expectDiagnostics(
@@ -73,7 +69,8 @@ struct ModelDiagnosticsTests {
         for declaration in [
             "var a: Int = 0", "var b = 1.5", "var c: [String] = []", "var d: Kind = .one", "var e: UUID?",
             "var id: UUID", "@Transient var f = 0", "static let g = 1", "var h: Int { 1 }",
-            "var `where`: String = \"\"", "var `default`: Int = 0", "var `class`: String?", "var _private = 0",
+            "var id: Identifier = Identifier()", "var `where`: String = \"\"", "var `default`: Int = 0",
+            "var `class`: String?", "var _private = 0",
         ] {
             let source = "@Model final class Thing { \(declaration) }"
             expectNoDiagnostics(source) { failures.append("\(declaration): \($0)") }

@@ -27,7 +27,7 @@ struct ModelExpansionTests {
                     }
 
                     public static var _sharkKeyKind: SharkORM.KeyKind {
-                        .autoIncrement
+                        SharkORM._SharkCoding.keyKind((Int64).self)
                     }
 
                     public static let _sharkSchemaColumns: [SharkORM.ColumnSchema] = [
@@ -82,7 +82,7 @@ struct ModelExpansionTests {
                     }
 
                     public func _sharkAssignKey(_ key: Int64) {
-                        self.id = key
+                        SharkORM._SharkCoding.assignKey(key, to: &self.id)
                     }
                 }
 

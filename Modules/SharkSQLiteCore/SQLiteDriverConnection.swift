@@ -1,7 +1,7 @@
 @_spi(SharkDriver) import SharkORM
 
 /// A ``DriverConnection`` over one SQLite connection: compiles the core's operations to SQL.
-package final class SQLDriverConnection: RawSQLConnection {
+package final class SQLiteDriverConnection: RawSQLConnection {
     /// The underlying connection.
     package let connection: SQLiteConnection
     private var entityStatements: [String: EntityStatements] = [:]
@@ -40,7 +40,8 @@ package final class SQLDriverConnection: RawSQLConnection {
         try SchemaMigrator(connection: connection).recordedSchemas()
     }
 
-    package func insert<Source: RowSource>(_ object: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
+    package func insert<Source: RowSource>(_ object: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64?
+    {
         let statement = try insertStatement(for: schema, includingKey: includingKey)
         let binder = statement.binder()
         let first: Int32 = includingKey ? 0 : 1

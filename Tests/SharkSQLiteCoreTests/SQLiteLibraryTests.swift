@@ -3,8 +3,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
-@testable import SharkSQL
 @testable import SharkSQLite
+@testable import SharkSQLiteCore
 
 @Suite("The SQLite function table and its loader")
 struct SQLiteLibraryTests {
@@ -36,10 +36,10 @@ struct SQLiteLibraryTests {
     }
 
     @Test("feature levels follow the version number")
-    func dialect() {
-        let cipher = SQLDialect(versionNumber: 3_015_002)
+    func features() {
+        let cipher = SQLiteFeatures(versionNumber: 3_015_002)
         #expect(!cipher.hasPrepareV3 && !cipher.hasUpsert && !cipher.hasDropColumn && !cipher.hasReturning)
-        let modern = SQLDialect(versionNumber: 3_040_001)
+        let modern = SQLiteFeatures(versionNumber: 3_040_001)
         #expect(modern.hasPrepareV3 && modern.hasUpsert && modern.hasRenameColumn && modern.hasDropColumn)
         #expect(modern.canRefuseDoubleQuotedStrings && !cipher.canRefuseDoubleQuotedStrings)
     }
@@ -92,7 +92,7 @@ struct SQLGenerationTests {
 
     @Test("constraint messages are parsed into entity and columns")
     func constraintMessages() {
-        let (table, columns) = SQLErrors.constrainedColumns(in: "UNIQUE constraint failed: Person.a, Person.b")
+        let (table, columns) = SQLiteErrors.constrainedColumns(in: "UNIQUE constraint failed: Person.a, Person.b")
         #expect(table == "Person" && columns == ["a", "b"])
     }
 }

@@ -13,7 +13,7 @@ package final class SQLiteLibrary: @unchecked Sendable {
     /// `sqlite3_libversion()`, e.g. "3.40.1".
     package let version: String
     /// What SQL this version understands.
-    package let dialect: SQLDialect
+    package let features: SQLiteFeatures
     /// A name for messages: "sqlite" or "sqlcipher".
     package let name: String
 
@@ -25,13 +25,13 @@ package final class SQLiteLibrary: @unchecked Sendable {
         self.name = name
         versionNumber = api.pointee.libversion_number()
         version = String(cString: api.pointee.libversion()!)
-        dialect = SQLDialect(versionNumber: versionNumber)
+        features = SQLiteFeatures(versionNumber: versionNumber)
     }
 }
 
 /// The SQL features of a SQLite version, so generated SQL runs on old libraries too
 /// (Debian's SQLCipher 3.4.1 is SQLite 3.15.2).
-package struct SQLDialect: Sendable, Hashable {
+package struct SQLiteFeatures: Sendable, Hashable {
     package let versionNumber: Int32
 
     package init(versionNumber: Int32) { self.versionNumber = versionNumber }

@@ -68,7 +68,7 @@ struct SchemaMigrator {
         let added = new.columns.filter { oldColumns[$0.name] == nil }
 
         let canDrop =
-            connection.library.dialect.hasDropColumn && !keyChanged && changed.isEmpty
+            connection.library.features.hasDropColumn && !keyChanged && changed.isEmpty
             && removed.allSatisfy { column in !old.indexes.contains { $0.columns.contains(column.name) } }
         if changed.isEmpty && !keyChanged && (removed.isEmpty || canDrop) {
             let table = SQLText.identifier(new.name)

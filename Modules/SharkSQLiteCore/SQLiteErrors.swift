@@ -3,7 +3,7 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 
 /// Turns an SQLite result code into the ``SharkError`` that says what went wrong.
-enum SQLErrors {
+enum SQLiteErrors {
     static func error(
         code: Int32, message: String, sql: String?, path: String, entity: String? = nil
     ) -> SharkError {

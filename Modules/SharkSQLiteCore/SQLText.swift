@@ -23,12 +23,7 @@ enum SQLText {
             if v.isInfinite { return v < 0 ? "-9e999" : "9e999" }
             return "\(v)"
         case .text(let v): return "'" + v.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let v): return "X'" + v.map { hexDigits[Int($0)] }.joined() + "'"
+        case .blob(let v): return "X'" + hexadecimal(v, uppercase: true) + "'"
         }
-    }
-
-    private static let hexDigits: [String] = (0..<256).map {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[$0 >> 4], digits[$0 & 15]])
     }
 }

@@ -42,13 +42,13 @@ package final class SQLiteConnection {
         guard code == SHARK_SQLITE_OK, db != nil else {
             let message = db.map { String(cString: api.pointee.errmsg($0)!) } ?? "out of memory"
             close()
-            throw SQLErrors.error(code: code, message: message, sql: nil, path: path)
+            throw SQLiteErrors.error(code: code, message: message, sql: nil, path: path)
         }
         _ = api.pointee.extended_result_codes(db, 1)
         parameterLimit = Int(api.pointee.limit(db, SHARK_SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         // Queries with more values than parameters bind the rest through shark_arg(i).
         _ = shark_register_overflow_function(api, db)
-        if library.dialect.canRefuseDoubleQuotedStrings {
+        if library.features.canRefuseDoubleQuotedStrings {
             // A double-quoted name that matches no column would otherwise silently become a
             // string literal: make it the error it is.
             _ = shark_db_config_int(api, db, SHARK_SQLITE_DBCONFIG_DQS_DML, 0)
@@ -225,7 +225,7 @@ package final class SQLiteConnection {
         // Prefer the connection's extended code (SQLITE_CONSTRAINT_UNIQUE rather than
         // SQLITE_CONSTRAINT) when it describes the same failure.
         let extended = handle != nil && (lastErrorCode & 0xFF) == (code & 0xFF) ? lastErrorCode : code
-        return SQLErrors.error(
+        return SQLiteErrors.error(
             code: extended, message: message ?? lastErrorMessage, sql: sql, path: path, entity: entity)
     }
 

@@ -12,13 +12,13 @@ import Synchronization
 /// The writer is configured first and fully set up (WAL) before any reader exists, so a
 /// reader's `configure` can rely on what the writer's learned (SQLCipher derives its key
 /// there once and hands readers the result).
-package final class SQLDriver: IntegrityChecking, @unchecked Sendable {
+package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
     package let name: String
     package let path: String
     private let library: SQLiteLibrary
     private let tracer: Tracer
     private let configure: @Sendable (SQLiteConnection, ConnectionRole) throws -> Void
-    private let writerConnection: SQLDriverConnection
+    private let writerConnection: SQLiteDriverConnection
     private let pool: ReaderPool
     private let removesFileOnClose: Bool
     private let closed = Atomic<Bool>(false)
@@ -50,14 +50,14 @@ package final class SQLDriver: IntegrityChecking, @unchecked Sendable {
             try connection.execute("PRAGMA synchronous = NORMAL")
             try connection.execute("PRAGMA foreign_keys = ON")
         }
-        writerConnection = SQLDriverConnection(writer)
+        writerConnection = SQLiteDriverConnection(writer)
         pool = ReaderPool(capacity: maximumReaders) { [library, tracer] in
             let reader = try SQLiteConnection(path: path, library: library, tracer: tracer) { connection in
                 try configure(connection, .reader)
                 connection.setBusyTimeout(milliseconds: 5000)
                 try connection.execute("PRAGMA query_only = 1")
             }
-            return SQLDriverConnection(reader)
+            return SQLiteDriverConnection(reader)
         }
     }
 
@@ -133,20 +133,20 @@ package enum ConnectionRole: Sendable {
 /// Reader connections, opened on demand up to a capacity and reused.
 final class ReaderPool: @unchecked Sendable {
     private let condition = NSCondition()
-    private var idle: [SQLDriverConnection] = []
+    private var idle: [SQLiteDriverConnection] = []
     private var open = 0
     private let capacity: Int
     /// Bumped by `discardAll`; readers of an older generation are closed when given back.
     private var generation = 0
     private var generations: [ObjectIdentifier: Int] = [:]
-    private let make: () throws -> SQLDriverConnection
+    private let make: () throws -> SQLiteDriverConnection
 
-    init(capacity: Int, make: @escaping () throws -> SQLDriverConnection) {
+    init(capacity: Int, make: @escaping () throws -> SQLiteDriverConnection) {
         self.capacity = max(1, capacity)
         self.make = make
     }
 
-    func take() throws -> SQLDriverConnection {
+    func take() throws -> SQLiteDriverConnection {
         condition.lock()
         while idle.isEmpty && open >= capacity { condition.wait() }
         if let reader = idle.popLast() {
@@ -171,7 +171,7 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    func give(back reader: SQLDriverConnection) {
+    func give(back reader: SQLiteDriverConnection) {
         condition.lock()
         if generations[ObjectIdentifier(reader)] == generation {
             idle.append(reader)

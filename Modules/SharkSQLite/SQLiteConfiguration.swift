@@ -2,7 +2,7 @@ import CSQLite
 import CSQLiteSystem
 import Foundation
 @_spi(SharkDriver) import SharkORM
-import SharkSQL
+import SharkSQLiteCore
 
 /// The system SQLite library linked into this binary.
 enum SystemSQLite {
@@ -19,7 +19,7 @@ extension StoreConfiguration {
     /// ```
     public static func sqlite(path: String, maximumReaders: Int = 4) -> StoreConfiguration {
         StoreConfiguration(driverName: "sqlite") { tracer in
-            try SQLDriver(
+            try SQLiteStoreDriver(
                 name: "sqlite", path: path, library: SystemSQLite.library, tracer: tracer,
                 maximumReaders: maximumReaders)
         }
@@ -35,7 +35,7 @@ extension StoreConfiguration {
         StoreConfiguration(driverName: "sqlite") { tracer in
             let path = FileManager.default.temporaryDirectory
                 .appendingPathComponent("shark-\(UUID().uuidString).sqlite").path
-            return try SQLDriver(
+            return try SQLiteStoreDriver(
                 name: "sqlite", path: path, library: SystemSQLite.library, tracer: tracer,
                 removesFileOnClose: true)
         }
