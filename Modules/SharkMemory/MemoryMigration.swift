@@ -57,12 +57,12 @@ extension MemoryTable {
         return result
     }
 
-    /// The same rules as the SQL drivers' check: a conversion is allowed only when every
-    /// stored value survives it unchanged.
+    /// A conversion is allowed only when every stored value survives it unchanged
+    /// (``StorageType/keeps(_:whenRetypedTo:)``, the rule every driver shares).
     private func checkConversion(of position: Int, from old: ColumnSchema, to new: ColumnSchema) throws {
         var changed = 0
         ordered.forEach(from: ordered.startPosition) { keyed in
-            if !Self.survives(keyed.row[position], from: old.type, to: new.type) { changed += 1 }
+            if !old.type.keeps(keyed.row[position], whenRetypedTo: new.type) { changed += 1 }
             return true
         }
         if changed > 0 {
@@ -71,36 +71,6 @@ extension MemoryTable {
                 reason:
                     "\(changed) stored value(s) cannot be converted from \(old.type.rawValue) to \(new.type.rawValue) unchanged"
             )
-        }
-    }
-
-    private static func survives(_ value: Value, from old: StorageType, to new: StorageType) -> Bool {
-        if value.isNull { return true }
-        switch (old, new) {
-        case (.integer, .text), (.text, .blob):
-            return true
-        case (.integer, .real):
-            guard case .integer(let v) = value else { return true }
-            return SQLiteSemantics.compare(SQLiteSemantics.cast(.real(Double(v)), to: .integer), value) == 0
-        case (.real, .integer):
-            guard case .real = value else { return true }
-            return SQLiteSemantics.compare(SQLiteSemantics.cast(value, to: .integer), value) == 0
-        case (.real, .text):
-            guard case .real = value else { return true }
-            let text = SQLiteSemantics.cast(value, to: .text)
-            return SQLiteSemantics.compare(SQLiteSemantics.cast(text, to: .real), value) == 0
-        case (.text, .integer):
-            guard case .text = value else { return true }
-            let integer = SQLiteSemantics.cast(value, to: .integer)
-            return SQLiteSemantics.compare(SQLiteSemantics.cast(integer, to: .text), value) == 0
-        case (.text, .real):
-            guard case .text = value else { return true }
-            let real = SQLiteSemantics.cast(value, to: .real)
-            let integer = SQLiteSemantics.cast(value, to: .integer)
-            return SQLiteSemantics.compare(SQLiteSemantics.cast(real, to: .text), value) == 0
-                || SQLiteSemantics.compare(SQLiteSemantics.cast(integer, to: .text), value) == 0
-        default:
-            return false
         }
     }
 }

@@ -119,36 +119,22 @@ struct SchemaMigrator {
         try connection.execute("ALTER TABLE \(SQLText.identifier(temporary)) RENAME TO \(table)")
     }
 
-    /// Refuses a retyping that would change any stored value.
+    /// Refuses a retyping that would change any stored value, by the rule every driver shares
+    /// (``StorageType/keeps(_:whenRetypedTo:)``), applied to the stored values themselves.
     private func checkConversion(of old: ColumnSchema, to new: ColumnSchema, entity: String) throws {
         let column = SQLText.identifier(old.name)
         let table = SQLText.identifier(entity)
-        let changedValue: String
-        switch (old.type, new.type) {
-        case (.integer, .text), (.text, .blob):
-            return
-        case (.integer, .real):
-            changedValue = "typeof(\(column)) = 'integer' AND CAST(CAST(\(column) AS REAL) AS INTEGER) <> \(column)"
-        case (.real, .integer):
-            changedValue = "typeof(\(column)) = 'real' AND CAST(\(column) AS INTEGER) <> \(column)"
-        case (.real, .text):
-            changedValue = "typeof(\(column)) = 'real' AND CAST(CAST(\(column) AS TEXT) AS REAL) <> \(column)"
-        case (.text, .integer):
-            changedValue = "typeof(\(column)) = 'text' AND CAST(CAST(\(column) AS INTEGER) AS TEXT) <> \(column)"
-        case (.text, .real):
-            changedValue =
-                "typeof(\(column)) = 'text' AND CAST(CAST(\(column) AS REAL) AS TEXT) <> \(column) "
-                + "AND CAST(CAST(\(column) AS INTEGER) AS TEXT) <> \(column)"
-        default:
-            // Blobs to anything, numbers to blobs: only an all-NULL column converts.
-            changedValue = "\(column) IS NOT NULL"
+        var changed = 0
+        try connection.withStatement("SELECT \(column) FROM \(table) WHERE \(column) IS NOT NULL") { statement in
+            try statement.run([]) { row in
+                if !old.type.keeps(row.value(at: 0), whenRetypedTo: new.type) { changed += 1 }
+            }
         }
-        let count = try connection.scalar("SELECT count(*) FROM \(table) WHERE \(changedValue)")?.coercedToInt64() ?? 0
-        if count > 0 {
+        if changed > 0 {
             throw SharkError.lossySchemaChange(
                 entity: entity, column: old.name,
                 reason:
-                    "\(count) stored value(s) cannot be converted from \(old.type.rawValue) to \(new.type.rawValue) unchanged"
+                    "\(changed) stored value(s) cannot be converted from \(old.type.rawValue) to \(new.type.rawValue) unchanged"
             )
         }
     }
