@@ -82,7 +82,7 @@ public protocol RowSource {
     func _sharkWrite(column: Int32, to row: any RowWriter, at position: Int32) throws(SharkError)
 }
 
-extension ValueRow: RowSource {
+@_spi(SharkDriver) extension ValueRow: RowSource {
     public func _sharkWrite(column: Int32, to row: any RowWriter, at position: Int32) throws(SharkError) {
         row.write(values[Int(column)], at: position)
     }

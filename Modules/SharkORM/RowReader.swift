@@ -52,7 +52,7 @@ extension RowWriter {
 
 /// A row held as an array of values: what a driver that keeps rows as values (the memory
 /// engine) hands to generated decoders.
-public struct ValueRow: RowReader, Sendable, Hashable {
+@_spi(SharkDriver) public struct ValueRow: RowReader, Sendable, Hashable {
     public var values: [Value]
 
     public init(count: Int) { values = Array(repeating: .null, count: count) }
