@@ -33,8 +33,6 @@ public enum _SharkCoding {
     {
         try value.write(to: row, at: index)
     }
-    @inlinable
-    public static func value<T: ColumnConvertible>(_ value: T) throws(SharkError) -> Value { value.columnValue }
 
     public static func storageType<T: ColumnConvertible & Codable>(_: T.Type) -> StorageType { T.storageType }
     public static func logicalType<T: ColumnConvertible & Codable>(_: T.Type) -> LogicalType { T.logicalType }
@@ -51,10 +49,6 @@ public enum _SharkCoding {
     {
         try value.write(to: row, at: index)
     }
-    @inlinable
-    public static func value<T: ColumnConvertible & Codable>(_ value: T) throws(SharkError) -> Value {
-        value.columnValue
-    }
 
     public static func storageType<T: ColumnConvertible & Codable>(_: T?.Type) -> StorageType { T.storageType }
     public static func logicalType<T: ColumnConvertible & Codable>(_: T?.Type) -> LogicalType { T.logicalType }
@@ -70,10 +64,6 @@ public enum _SharkCoding {
         throws(SharkError)
     {
         try value.write(to: row, at: index)
-    }
-    @inlinable
-    public static func value<T: ColumnConvertible & Codable>(_ value: T?) throws(SharkError) -> Value {
-        value.columnValue
     }
 
     // MARK: RawRepresentable enums
@@ -97,11 +87,6 @@ public enum _SharkCoding {
     where T.RawValue: ColumnConvertible {
         try value.rawValue.write(to: row, at: index)
     }
-    @inlinable
-    public static func value<T: RawRepresentable>(_ value: T) throws(SharkError) -> Value
-    where T.RawValue: ColumnConvertible {
-        value.rawValue.columnValue
-    }
 
     public static func storageType<T: RawRepresentable>(_: T?.Type) -> StorageType where T.RawValue: ColumnConvertible {
         T.RawValue.storageType
@@ -121,11 +106,6 @@ public enum _SharkCoding {
         throws(SharkError)
     where T.RawValue: ColumnConvertible {
         if let value { try value.rawValue.write(to: row, at: index) } else { row.writeNull(at: index) }
-    }
-    @inlinable
-    public static func value<T: RawRepresentable>(_ value: T?) throws(SharkError) -> Value
-    where T.RawValue: ColumnConvertible {
-        value?.rawValue.columnValue ?? .null
     }
 
     public static func storageType<T: RawRepresentable & Codable>(_: T.Type) -> StorageType
@@ -150,11 +130,6 @@ public enum _SharkCoding {
     where T.RawValue: ColumnConvertible {
         try value.rawValue.write(to: row, at: index)
     }
-    @inlinable
-    public static func value<T: RawRepresentable & Codable>(_ value: T) throws(SharkError) -> Value
-    where T.RawValue: ColumnConvertible {
-        value.rawValue.columnValue
-    }
 
     public static func storageType<T: RawRepresentable & Codable>(_: T?.Type) -> StorageType
     where T.RawValue: ColumnConvertible {
@@ -178,11 +153,6 @@ public enum _SharkCoding {
     where T.RawValue: ColumnConvertible {
         if let value { try value.rawValue.write(to: row, at: index) } else { row.writeNull(at: index) }
     }
-    @inlinable
-    public static func value<T: RawRepresentable & Codable>(_ value: T?) throws(SharkError) -> Value
-    where T.RawValue: ColumnConvertible {
-        value?.rawValue.columnValue ?? .null
-    }
 
     @usableFromInline
     static func enumCase<T: RawRepresentable>(_: T.Type, _ raw: T.RawValue) throws(SharkError) -> T {
@@ -205,8 +175,6 @@ public enum _SharkCoding {
     public static func write<T: Codable>(_ value: T, to row: any RowWriter, at index: Int32) throws(SharkError) {
         row.write(try encodeJSON(value), at: index)
     }
-    @inlinable
-    public static func value<T: Codable>(_ value: T) throws(SharkError) -> Value { .text(try encodeJSON(value)) }
 
     public static func storageType<T: Codable>(_: T?.Type) -> StorageType { .text }
     public static func logicalType<T: Codable>(_: T?.Type) -> LogicalType { .json }
@@ -218,11 +186,6 @@ public enum _SharkCoding {
     @inlinable
     public static func write<T: Codable>(_ value: T?, to row: any RowWriter, at index: Int32) throws(SharkError) {
         if let value { row.write(try encodeJSON(value), at: index) } else { row.writeNull(at: index) }
-    }
-    @inlinable
-    public static func value<T: Codable>(_ value: T?) throws(SharkError) -> Value {
-        if let value { return .text(try encodeJSON(value)) }
-        return .null
     }
 
     @usableFromInline
@@ -281,4 +244,11 @@ public enum _SharkCoding {
     /// Sets a store-assigned key; keys of other types are the app's and are left alone.
     public static func assignKey(_ key: Int64, to id: inout Int64) { id = key }
     public static func assignKey<T>(_ key: Int64, to id: inout T) {}
+
+    // MARK: Values
+
+    /// The stored value of a property value of any supported type: generated code computes
+    /// column defaults with it. One mapping for every caller (predicate arguments use the
+    /// same), so a value is stored the same way wherever it comes from.
+    public static func value<T>(_ value: T) throws(SharkError) -> Value { try storedValue(value) }
 }
