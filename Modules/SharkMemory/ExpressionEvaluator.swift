@@ -82,28 +82,8 @@ indirect enum CompiledExpression {
             case .greater: return order > 0
             case .greaterOrEqual: return order >= 0
             }
-        case .and(let operands):
-            // Three-valued: false wins, then unknown, then true.
-            var unknown = false
-            for operand in operands {
-                switch operand.truth(row) {
-                case .some(false): return false
-                case .none: unknown = true
-                case .some(true): break
-                }
-            }
-            return unknown ? nil : true
-        case .or(let operands):
-            // Three-valued: true wins, then unknown, then false.
-            var unknown = false
-            for operand in operands {
-                switch operand.truth(row) {
-                case .some(true): return true
-                case .none: unknown = true
-                case .some(false): break
-                }
-            }
-            return unknown ? nil : false
+        case .and(let operands): return Self.truth(of: operands, row, decidedBy: false)
+        case .or(let operands): return Self.truth(of: operands, row, decidedBy: true)
         case .not(let operand):
             return operand.truth(row).map { !$0 }
         case .isNull(let operand):
@@ -141,6 +121,20 @@ indirect enum CompiledExpression {
             case .blob(let v): return Value.blob(v).coercedToDouble() != 0
             }
         }
+    }
+
+    /// SQL's three-valued AND (`decidedBy: false`) or OR (`decidedBy: true`) of a list: the
+    /// deciding value wins, then unknown (NULL), then the other value.
+    private static func truth(of operands: [CompiledExpression], _ row: [Value], decidedBy decisive: Bool) -> Bool? {
+        var unknown = false
+        for operand in operands {
+            guard let truth = operand.truth(row) else {
+                unknown = true
+                continue
+            }
+            if truth == decisive { return decisive }
+        }
+        return unknown ? nil : !decisive
     }
 
     /// Compares two operands as SQLite does (affinity first); nil when either is NULL.
