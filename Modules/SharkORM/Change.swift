@@ -36,6 +36,10 @@ public struct Change: Sendable, Hashable {
 }
 
 /// Who made a change.
+///
+/// ```swift
+/// let local = changes.filter { $0.origin == .local }
+/// ```
 public enum ChangeOrigin: Sendable, Hashable {
     /// The app, through this store.
     case local

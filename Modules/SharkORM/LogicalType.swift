@@ -2,6 +2,11 @@
 ///
 /// Recorded with every applied schema, so a reader without the app's model types (the
 /// `shark` command line, a sync import) can decode and show each value for what it is.
+///
+/// ```swift
+/// let schema = try store.recordedSchema(of: "Person")
+/// let uuids = schema.columns.filter { $0.logicalType == .uuid }.map(\.name)
+/// ```
 public enum LogicalType: String, Sendable, Hashable, Codable {
     case bool
     /// A signed integer of any width.

@@ -12,11 +12,11 @@ extension QueryExpression {
 
     /// How many operands a list may hold per level: SQL drivers write a list of up to this
     /// many terms flat, and a longer one as a flat list of such groups, level by level.
-    public static let listFanOut = 16
+    package static let listFanOut = 16
 
-    /// The levels a list of `count` operands adds: 1 up to ``listFanOut`` operands, 2 up to its
+    /// The levels a list of `count` operands adds: 1 up to `listFanOut` operands, 2 up to its
     /// square, and so on; none for a single operand.
-    public static func listLevels(_ count: Int) -> Int {
+    package static func listLevels(_ count: Int) -> Int {
         var levels = 0
         var capacity = 1
         while capacity < count {
@@ -49,7 +49,7 @@ extension QueryExpression {
     }
 
     /// The operands of this node, in order (none for columns and values).
-    public var operands: [QueryExpression] {
+    package var operands: [QueryExpression] {
         switch self {
         case .column, .value: return []
         case .comparison(_, let lhs, let rhs), .arithmetic(_, let lhs, let rhs), .like(let lhs, let rhs):
@@ -61,7 +61,7 @@ extension QueryExpression {
     }
 
     /// The levels this node adds above its operands: one, or for an AND/OR list the
-    /// ``listLevels(_:)`` of its length.
+    /// `listLevels(_:)` of its length.
     var levelsAboveOperands: Int {
         switch self {
         case .and(let operands), .or(let operands): return Self.listLevels(operands.count)
@@ -70,7 +70,7 @@ extension QueryExpression {
     }
 
     /// The levels of the tree: 1 for a column or a value, one more for each operator above
-    /// it, and for AND/OR lists one more per sixteenfold length (``listLevels(_:)``).
+    /// it, and for AND/OR lists one more per sixteenfold length (`listLevels(_:)`).
     ///
     /// Measured with an explicit stack rather than by recursion, so that even an expression
     /// built by hand far deeper than ``maximumNestingDepth`` is measured without overflowing

@@ -1,4 +1,10 @@
 /// One row of an entity, read by the entity's recorded schema rather than a model type.
+///
+/// ```swift
+/// for row in try store.fetchRows(of: "Person") {
+///     print(row.key, row["name"] ?? .null)
+/// }
+/// ```
 public struct StoredRow: Sendable, Hashable {
     /// The entity the row belongs to.
     public let entity: String

@@ -12,7 +12,7 @@
 /// - **Depth.** SQLite parses `a AND b AND c …` into a tree as deep as the list is long and
 ///   refuses trees deeper than 1,000 levels; its parser also overflows past about thirty
 ///   levels of nested parentheses. An AND/OR list is written flat up to
-///   ``QueryExpression/listFanOut`` terms, and a longer one as a flat list of such groups, so
+///   `QueryExpression.listFanOut` terms, and a longer one as a flat list of such groups, so
 ///   it costs exactly the levels ``QueryExpression/nestingDepth`` counts for it, and every
 ///   predicate the core accepts fits both limits.
 struct QueryCompiler {
@@ -146,7 +146,7 @@ struct QueryCompiler {
         }
     }
 
-    /// Up to ``QueryExpression/listFanOut`` terms flat; a longer list as a flat list of at
+    /// Up to `QueryExpression.listFanOut` terms flat; a longer list as a flat list of at
     /// most that many groups, each written the same way.
     private mutating func list(
         _ operands: ArraySlice<QueryExpression>, _ separator: String, empty: String, _ text: inout String
