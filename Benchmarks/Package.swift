@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// shark-bench: SharkORM's drivers measured against the raw SQLite C API, in one process.
+// shark-bench: SharkORM's drivers measured against the raw SQLite and SQLCipher C APIs, GRDB
+// records and a Dictionary, in one process.
 // shark-side-by-side: SQLite, SQLCipher and GRDB in one binary, the case where a naive load
 // of SQLCipher crashes.
 // A package of its own so that the library never depends on GRDB or benchmark-only code.
@@ -11,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(name: "SharkORM", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         .executableTarget(
@@ -21,6 +23,8 @@ let package = Package(
                 .product(name: "SharkMemory", package: "SharkORM"),
                 .product(name: "SharkSQLCipher", package: "SharkORM"),
                 .product(name: "SharkCSQLite", package: "SharkORM"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/shark-bench"
         ),

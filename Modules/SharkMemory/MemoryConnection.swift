@@ -106,7 +106,8 @@ final class MemoryConnection: DriverConnection {
         return assigned
     }
 
-    func update<Source: RowSource>(_ object: Source, key: Value, columns: [Int32], schema: EntitySchema) throws -> Bool
+    func update<Source: RowSource>(_ object: Source, key: Value, columns: ColumnSet, schema: EntitySchema) throws
+        -> Bool
     {
         try modifyTable(schema.name) { table in
             guard let old = table.row(forKey: key) else { return false }

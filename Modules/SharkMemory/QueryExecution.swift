@@ -43,6 +43,8 @@ struct QueryExecution {
             matches.append(row)
             return true
         }
+        // Unordered and unwindowed: the access path's order is as good as any.
+        guard query.requiresOrder else { return matches }
         sort(&matches)
         guard offset > 0 || limit < matches.count else { return matches }
         guard offset < matches.count else { return [] }

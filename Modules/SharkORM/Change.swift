@@ -63,7 +63,7 @@ struct RecordedChange {
         let names: [String]
         switch operation {
         case .insert: names = schema.columns.map(\.name)
-        case .update: names = columns.members.map { schema.columns[Int($0)].name }
+        case .update: names = columns.map { schema.columns[Int($0)].name }
         case .delete, .unknown: names = []
         }
         return Change(entity: schema.name, key: key, operation: operation, changedColumns: names, origin: origin)

@@ -53,8 +53,9 @@
     /// the engine, which returns the key it assigned; otherwise returns nil.
     func insert<Source: RowSource>(_ source: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64?
     /// Writes the given columns of `source` to the row whose key is `key`. Returns false when
-    /// there is no such row.
-    func update<Source: RowSource>(_ source: Source, key: Value, columns: [Int32], schema: EntitySchema) throws
+    /// there is no such row. A bulk update passes the same column set object after object:
+    /// worth keying prepared work by.
+    func update<Source: RowSource>(_ source: Source, key: Value, columns: ColumnSet, schema: EntitySchema) throws
         -> Bool
     /// Deletes the row with `key`. Returns false when there was none.
     func delete(key: Value, schema: EntitySchema) throws -> Bool

@@ -100,7 +100,7 @@ extension Model {
 
     /// The names of the properties changed since the object was last committed or fetched.
     public var changedProperties: [String] {
-        _$shark.dirty.members.map { Self._sharkSchemaColumns[Int($0)].name }
+        _$shark.dirty.map { Self._sharkSchemaColumns[Int($0)].name }
     }
 
     /// The store this object was committed to or fetched from.
@@ -142,41 +142,6 @@ public struct ModelState {
     /// Records that a column changed. Called by generated property setters.
     public mutating func markDirty(_ column: Int32) {
         dirty.insert(column)
-    }
-}
-
-/// A small set of column positions: one machine word for the first 64 columns, an array
-/// beyond.
-public struct ColumnSet: Sendable, Hashable {
-    @usableFromInline var low: UInt64 = 0
-    @usableFromInline var high: [Int32] = []
-
-    public init() {}
-
-    @inlinable
-    public mutating func insert(_ column: Int32) {
-        if column < 64 {
-            low |= 1 << UInt64(column)
-        } else if !high.contains(column) {
-            high.append(column)
-        }
-    }
-
-    public var isEmpty: Bool { low == 0 && high.isEmpty }
-
-    public func contains(_ column: Int32) -> Bool {
-        column < 64 ? low & (1 << UInt64(column)) != 0 : high.contains(column)
-    }
-
-    /// The members in ascending order.
-    public var members: [Int32] {
-        var result: [Int32] = []
-        var bits = low
-        while bits != 0 {
-            result.append(Int32(bits.trailingZeroBitCount))
-            bits &= bits - 1
-        }
-        return result + high.sorted()
     }
 }
 

@@ -59,7 +59,18 @@ public struct Query<Root: Model>: Sendable {
         return copy
     }
 
-    /// Every matching object, in order.
+    /// Every matching object, in the query's order, ties broken by key.
+    ///
+    /// A query without `orderBy` returns its objects in whatever order the engine finds them
+    /// cheapest to read (an index range in index order, say), unless it has a limit or an
+    /// offset: a window is always taken in key order, so pages never overlap. Ask for the
+    /// order you rely on:
+    ///
+    /// ```swift
+    /// let all = try Person.query(in: store).fetch()                      // any order
+    /// let byKey = try Person.query(in: store).orderBy(\.id).fetch()      // key order
+    /// let page = try Person.query(in: store).limit(20).fetch()           // first 20 keys
+    /// ```
     @inlinable
     public func fetch() throws -> [Root] {
         if let problem { throw problem }

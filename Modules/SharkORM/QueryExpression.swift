@@ -96,4 +96,15 @@ public struct Ordering: Sendable, Hashable {
     public var offset: Int?
 
     public init(entity: String) { self.entity = entity }
+
+    /// Whether the rows must come back in a defined order: the ordering's, then the key's.
+    ///
+    /// True for an ordered query, and for a window of an unordered one (a limit or an offset),
+    /// so that `limit(10)` then `offset(10).limit(10)` never skip or repeat a row. An unordered
+    /// query without a window may return its rows in any order: sorting by key costs the
+    /// engine work (SQLite adds a sort, or walks the table instead of an index) that a caller
+    /// who did not ask for an order should not pay for.
+    public var requiresOrder: Bool {
+        !ordering.isEmpty || limit != nil || offset != nil
+    }
 }

@@ -128,7 +128,7 @@ extension WriteTransaction {
             columns.insert(Int32(index))
         }
         guard !columns.isEmpty else { return true }
-        guard try store.driver.writer.update(ValueRow(row), key: key, columns: columns.members, schema: schema) else {
+        guard try store.driver.writer.update(ValueRow(row), key: key, columns: columns, schema: schema) else {
             return false
         }
         if store.transactions.recordsChanges { store.transactions.record(schema: schema, key: key, .update, columns) }

@@ -46,9 +46,9 @@ extension WriteTransaction {
     }
 
     private func update<M: Model>(_ object: M, state: ModelState, schema: EntitySchema) throws {
-        let columns = state.dirty.members
+        let columns = state.dirty
         guard !columns.isEmpty else { return }
-        if columns.first == 0 {
+        if columns.contains(0) {
             throw SharkError.invalidKey(entity: schema.name, reason: "the key of a stored object cannot change")
         }
         guard object.willUpdate() else { throw SharkError.vetoed(entity: schema.name, operation: .update) }

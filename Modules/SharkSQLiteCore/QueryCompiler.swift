@@ -36,7 +36,9 @@ struct QueryCompiler {
     /// `SELECT <columns> FROM t WHERE … ORDER BY …, key LIMIT ? OFFSET ?`.
     ///
     /// The key is always the last ordering term, so rows that tie come back in key order on
-    /// every driver.
+    /// every driver. A query that does not require an order (see
+    /// ``EntityQuery/requiresOrder``) gets no ORDER BY at all: SQLite then returns rows in
+    /// the order of the index or table it scans, with no sort.
     mutating func select(_ query: EntityQuery, statements: EntityStatements, columns: String) -> String {
         var sql = "SELECT "
         sql.reserveCapacity(columns.utf8.count + 128)
@@ -47,12 +49,14 @@ struct QueryCompiler {
             sql += " WHERE "
             append(predicate, to: &sql)
         }
-        sql += " ORDER BY "
-        for term in query.ordering {
-            append(term.expression, to: &sql)
-            sql += term.ascending ? ", " : " DESC, "
+        if query.requiresOrder {
+            sql += " ORDER BY "
+            for term in query.ordering {
+                append(term.expression, to: &sql)
+                sql += term.ascending ? ", " : " DESC, "
+            }
+            sql += statements.key
         }
-        sql += statements.key
         appendLimit(query, to: &sql)
         return sql
     }

@@ -16,6 +16,8 @@ package final class SQLStatement {
     /// The tables the statement writes, learnt when raw SQL is prepared (see
     /// `SQLiteConnection.prepareSingleStatement`).
     var writtenTables: Set<String> = []
+    /// Whether the statement is DDL (learnt with `writtenTables`).
+    var changesSchema = false
     private var isFinalized = false
 
     init(handle: OpaquePointer, sql: String, connection: SQLiteConnection) {

@@ -165,6 +165,7 @@ package final class SQLiteConnection {
         }
         let statement = SQLStatement(handle: handle, sql: sql, connection: self)
         statement.writtenTables = written.tables
+        statement.changesSchema = written.changesSchema
         if !remainder.isEmpty {
             // Whitespace, comments and stray semicolons prepare to no statement at all.
             var extra: OpaquePointer?
@@ -238,6 +239,8 @@ package final class SQLiteConnection {
 /// The tables a statement being prepared writes, collected by ``recordWrittenTables``.
 final class WrittenTables {
     var tables: Set<String> = []
+    /// Whether the statement creates, drops or alters a table, index, view or trigger.
+    var changesSchema = false
 }
 
 /// An `sqlite3_set_authorizer` callback that allows everything and records the tables the
@@ -253,6 +256,10 @@ private let recordWrittenTables:
         case 9, 18, 23, 11: table = first  // DELETE, INSERT, UPDATE, DROP TABLE: the table first
         case 26, 10, 1: table = second  // ALTER TABLE, DROP INDEX, CREATE INDEX: the table second
         default: table = nil
+        }
+        // CREATE_* (1–8), DROP_* (10–17), ALTER TABLE (26).
+        if (1...8).contains(action) || (10...17).contains(action) || action == 26 {
+            Unmanaged<WrittenTables>.fromOpaque(context).takeUnretainedValue().changesSchema = true
         }
         if let table {
             let name = String(cString: table)

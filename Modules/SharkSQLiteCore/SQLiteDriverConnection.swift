@@ -64,16 +64,17 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         return sql.preparedInsertWithoutKey!
     }
 
-    package func update<Source: RowSource>(_ object: Source, key: Value, columns: [Int32], schema: EntitySchema) throws
-        -> Bool
+    package func update<Source: RowSource>(_ object: Source, key: Value, columns: ColumnSet, schema: EntitySchema)
+        throws -> Bool
     {
-        let text = statements(for: schema).update(columns: columns)
-        let statement = try connection.cachedStatement(text)
+        let statement = try statements(for: schema).update(columns: columns, on: connection)
         let binder = statement.binder()
-        for (offset, column) in columns.enumerated() {
-            try object._sharkWrite(column: column, to: binder, at: Int32(offset + 1))
+        var position: Int32 = 1
+        for column in columns {
+            try object._sharkWrite(column: column, to: binder, at: position)
+            position += 1
         }
-        binder.write(key, at: Int32(columns.count + 1))
+        binder.write(key, at: position)
         return try statement.run(binder, entity: schema.name) > 0
     }
 
@@ -138,6 +139,9 @@ package final class SQLiteDriverConnection: RawSQLConnection {
             result.rows.append((0..<row.columnCount).map { row.value(at: $0) })
         }
         if !statement.returnsRows { result.changes = count }
+        // A new trigger or foreign key changes which statements are safe to prepare (see
+        // `EntityStatements.update`).
+        if statement.changesSchema { entityStatements.removeAll() }
         return result
     }
 }

@@ -225,8 +225,11 @@ struct DifferentialRun {
             let offset = Int.random(in: 0...8, using: &random)
             (a, b) = (a.offset(offset), b.offset(offset))
         }
-        let left = try a.fetch().map(Self.describe)
-        let right = try b.fetch().map(Self.describe)
+        var left = try a.fetch().map(Self.describe)
+        var right = try b.fetch().map(Self.describe)
+        // Without an ordering or a window, rows may come back in any order: compare as
+        // multisets.
+        if !a.description.requiresOrder { (left, right) = (left.sorted(), right.sorted()) }
         if left != right { return "query \(a.description): \(left) / \(right)" }
         let (countA, countB) = (try a.count(), try b.count())
         return countA == countB ? nil : "count \(a.description): \(countA) / \(countB)"
@@ -234,8 +237,8 @@ struct DifferentialRun {
 
     /// Every stored row of both stores, compared.
     func compareAll() throws -> String? {
-        let left = try Sample.query(in: sqlite).fetch().map(Self.describe)
-        let right = try Sample.query(in: memory).fetch().map(Self.describe)
+        let left = try Sample.query(in: sqlite).orderBy(\.id).fetch().map(Self.describe)
+        let right = try Sample.query(in: memory).orderBy(\.id).fetch().map(Self.describe)
         return left == right ? nil : "contents differ: \(left) / \(right)"
     }
 

@@ -37,3 +37,32 @@ struct RawSQLTests {
         }
     }
 }
+
+extension RawSQLTests {
+    /// SQL drivers write updates without a statement journal where one update can only write
+    /// its own row; a trigger added later writes beyond the row, and a failing update must
+    /// then undo the trigger's writes too.
+    @Test(
+        "a failed update undoes what a trigger wrote, even for a trigger added later",
+        arguments: [TestDriver.sqlite, .sqlcipher])
+    func failedUpdateUndoesTriggerWrites(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let ada = Person(name: "Ada", age: 36, payrollNumber: 1)
+        let alan = Person(name: "Alan", age: 41, payrollNumber: 2)
+        try store.commit([ada, alan])
+        ada.age = 37
+        try store.commit(ada)  // prepares the entity's update statements before the trigger exists
+        try store.execute("CREATE TABLE audit (note TEXT)")
+        try store.execute(
+            "CREATE TRIGGER audit_person BEFORE UPDATE ON Person BEGIN INSERT INTO audit VALUES ('updated'); END")
+        try store.write { _ throws in
+            ada.payrollNumber = 2  // Alan's: the update fails on the unique index
+            #expect(throws: SharkError.self) { try store.commit(ada) }
+            #expect(try store.rows("SELECT count(*) FROM audit").rows == [[.integer(0)]])
+        }
+        ada.payrollNumber = 3
+        try store.commit(ada)
+        #expect(try store.rows("SELECT count(*) FROM audit").rows == [[.integer(1)]])
+    }
+}

@@ -4,9 +4,11 @@ import Foundation
 /// The baseline: the same work written by hand against the SQLite C API, called through a
 /// `shark_sqlite3_api` function table so that one implementation serves the system SQLite and
 /// SQLCipher (whose symbols cannot be linked beside SQLite's).
-struct RawDatabase {
+final class RawDatabase: Backend {
     let api: UnsafeMutablePointer<shark_sqlite3_api>
     let db: OpaquePointer
+    let path: String
+    private var fetched: [PlainRow10] = []
 
     /// The function table of `library`, loaded (isolated when `isolated`) once.
     static func table(_ library: String, isolated: Bool) -> UnsafeMutablePointer<shark_sqlite3_api> {
@@ -18,9 +20,15 @@ struct RawDatabase {
         return api
     }
 
-    /// Opens `path`; with a key, keys it (SQLCipher) with `pageSize`-byte cipher pages.
-    init(api: UnsafeMutablePointer<shark_sqlite3_api>, path: String, key: String? = nil, pageSize: Int = 4096) {
+    /// Opens `path`; with a key, keys it (SQLCipher) with `pageSize`-byte cipher pages. The
+    /// settings are the ones the SharkORM driver over the same library uses, so the two
+    /// columns differ only by what SharkORM adds.
+    init(
+        api: UnsafeMutablePointer<shark_sqlite3_api>, path: String, key: String? = nil, pageSize: Int = 4096,
+        pragmas: [String] = []
+    ) {
         self.api = api
+        self.path = path
         var handle: OpaquePointer?
         let flags = SHARK_SQLITE_OPEN_READWRITE | SHARK_SQLITE_OPEN_CREATE | SHARK_SQLITE_OPEN_NOMUTEX
         guard api.pointee.open_v2(path, &handle, flags, nil) == SHARK_SQLITE_OK, let handle else {
@@ -32,9 +40,14 @@ struct RawDatabase {
             exec("PRAGMA cipher_page_size = \(pageSize)")
         }
         exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+        for pragma in pragmas { exec(pragma) }
+        createTable()
     }
 
-    func close() { _ = api.pointee.close_v2(db) }
+    func close() {
+        _ = api.pointee.close_v2(db)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
 
     func exec(_ sql: String) {
         guard api.pointee.exec(db, sql, nil, nil, nil) == SHARK_SQLITE_OK else {
@@ -84,12 +97,27 @@ struct RawDatabase {
         _ = text.withCString { shark_bind_text(api, statement, index, $0, Int32(text.utf8.count)) }
     }
 
-    func fetchAll() -> [PlainRow10] {
-        let statement = prepare("SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 ORDER BY id")
+    func fetchAll() -> Int {
+        let statement = prepare("SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10")
         var rows: [PlainRow10] = []
         while shark_step(api, statement) == SHARK_SQLITE_ROW { rows.append(row(statement)) }
         _ = api.pointee.finalize(statement)
-        return rows
+        fetched = rows
+        return rows.count
+    }
+
+    func updateAll() {
+        let statement = prepare("UPDATE Row10 SET b = ? WHERE id = ?")
+        exec("BEGIN IMMEDIATE")
+        for row in fetched {
+            row.b = InputRow.updatedB(a: row.a)
+            _ = shark_bind_int64(api, statement, 1, Int64(row.b))
+            _ = shark_bind_int64(api, statement, 2, row.id)
+            guard shark_step(api, statement) == SHARK_SQLITE_DONE else { fatalError("update failed") }
+            _ = shark_reset(api, statement)
+        }
+        exec("COMMIT")
+        _ = api.pointee.finalize(statement)
     }
 
     func lookups(_ keys: [Int64]) -> Int {
@@ -108,7 +136,7 @@ struct RawDatabase {
     }
 
     func ranges(_ starts: [Int], width: Int) -> Int {
-        let statement = prepare("SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 WHERE a BETWEEN ? AND ? ORDER BY id")
+        let statement = prepare("SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 WHERE a BETWEEN ? AND ?")
         var rows = 0
         for start in starts {
             _ = shark_bind_int64(api, statement, 1, Int64(start))

@@ -1,0 +1,48 @@
+/// One way of storing the rows: a SharkORM driver, a hand-written C loop, GRDB, a Dictionary.
+///
+/// The harness creates a fresh backend for every repetition and runs the workloads in
+/// `Workload.allCases` order on it: `update` works on the rows `fetchAll` read, as an app
+/// would change objects it fetched.
+protocol Backend: AnyObject {
+    /// Inserts every row in one transaction.
+    func insert(_ rows: [InputRow]) throws
+    /// Reads every row into objects; returns how many.
+    func fetchAll() throws -> Int
+    /// Runs one indexed range query on `a` per start, into objects; returns the rows read.
+    func ranges(_ starts: [Int], width: Int) throws -> Int
+    /// Sets `b` to `InputRow.updatedB(a:)` on every row fetched by `fetchAll`, in one
+    /// transaction.
+    func updateAll() throws
+    /// Looks each key up; returns how many were found.
+    func lookups(_ keys: [Int64]) throws -> Int
+    /// Closes the database and removes its files.
+    func close()
+}
+
+/// The backends `shark-bench` knows, by the name the command line and the report use.
+enum BackendKind: String, CaseIterable, Sendable {
+    case rawSQLite = "raw-sqlite"
+    case rawSQLCipher = "raw-sqlcipher"
+    case grdb = "grdb"
+    case sharkSQLite = "sqlite"
+    case sharkSQLCipher = "sqlcipher"
+    case sharkMemory = "memory"
+    case dictionary = "dictionary"
+
+    var title: String {
+        switch self {
+        case .rawSQLite: "raw C SQLite"
+        case .rawSQLCipher: "raw C SQLCipher"
+        case .grdb: "GRDB record"
+        case .sharkSQLite: "SharkORM sqlite"
+        case .sharkSQLCipher: "SharkORM sqlcipher"
+        case .sharkMemory: "SharkORM memory"
+        case .dictionary: "Dictionary floor"
+        }
+    }
+
+    /// Whether the backend can run `workload` (a Dictionary has no ordered index).
+    func supports(_ workload: Workload) -> Bool {
+        !(self == .dictionary && workload == .range)
+    }
+}

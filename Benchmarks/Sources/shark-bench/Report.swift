@@ -1,0 +1,88 @@
+import Foundation
+
+/// The tables `shark-bench` prints: milliseconds with ratios to the raw C SQLite loop, the
+/// spread of each cell, and each SharkORM driver against the loop over its own library.
+struct Report {
+    let timings: [Workload: [BackendKind: [Double]]]
+    let backends: [BackendKind]
+    let workloads: [Workload]
+    let rows: Int
+    let runs: Int
+    let rangeWidth: Int
+    let markdown: Bool
+
+    func median(_ workload: Workload, _ backend: BackendKind) -> Double? {
+        guard let values = timings[workload]?[backend], !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    func ratio(_ workload: Workload, _ backend: BackendKind, to baseline: BackendKind) -> Double? {
+        guard let value = median(workload, backend), let base = median(workload, baseline), base > 0 else { return nil }
+        return value / base
+    }
+
+    func render(sqliteVersion: String) -> String {
+        var lines: [String] = []
+        lines.append(
+            "\(rows) rows × 10 columns, ranges of \(rangeWidth) rows, SQLite \(sqliteVersion), median of \(runs) "
+                + "interleaved repetitions, order rotated (release build)")
+        lines.append("")
+        lines.append("Milliseconds (median), and the ratio to raw C SQLite in the same run:")
+        lines.append("")
+        lines += table(header: ["workload"] + backends.map(\.title)) { workload in
+            backends.map { backend in
+                guard let time = median(workload, backend) else { return "—" }
+                let ratio = self.ratio(workload, backend, to: .rawSQLite).map { String(format: " (%.2f×)", $0) } ?? ""
+                return String(format: "%.2f", time * 1000) + ratio
+            }
+        }
+        lines.append("")
+        lines.append("Spread, min–max milliseconds:")
+        lines.append("")
+        lines += table(header: ["workload"] + backends.map(\.title)) { workload in
+            backends.map { backend in
+                guard let values = timings[workload]?[backend], let low = values.min(), let high = values.max() else {
+                    return "—"
+                }
+                return String(format: "%.2f–%.2f", low * 1000, high * 1000)
+            }
+        }
+        lines.append("")
+        lines.append("Each SharkORM driver against the loop over its own library (lower is faster):")
+        lines.append("")
+        let comparisons: [(String, BackendKind, BackendKind)] = [
+            ("sqlite / raw SQLite", .sharkSQLite, .rawSQLite),
+            ("sqlcipher / raw SQLCipher", .sharkSQLCipher, .rawSQLCipher),
+            ("sqlcipher / sqlite", .sharkSQLCipher, .sharkSQLite),
+            ("memory / raw SQLite", .sharkMemory, .rawSQLite),
+            ("memory / Dictionary", .sharkMemory, .dictionary),
+            ("GRDB / raw SQLite", .grdb, .rawSQLite),
+        ].filter { backends.contains($0.1) && backends.contains($0.2) }
+        lines += table(header: ["workload"] + comparisons.map(\.0)) { workload in
+            comparisons.map { _, backend, baseline in
+                ratio(workload, backend, to: baseline).map { String(format: "%.2f×", $0) } ?? "—"
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func table(header: [String], cells: (Workload) -> [String]) -> [String] {
+        let body = workloads.map { [$0.title] + cells($0) }
+        if markdown {
+            let alignment = ["---"] + Array(repeating: "---:", count: header.count - 1)
+            return ([header, alignment] + body).map { "| " + $0.joined(separator: " | ") + " |" }
+        }
+        let widths = header.indices.map { column in
+            ([header] + body).map { $0[column].count }.max() ?? 0
+        }
+        return ([header] + body).map { row in
+            row.enumerated().map { column, text in
+                column == 0
+                    ? text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - text.count) + text
+            }.joined(separator: "  ")
+        }
+    }
+}
