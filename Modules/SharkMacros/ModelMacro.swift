@@ -32,10 +32,14 @@ extension ModelMacro: MemberMacro {
         let entity = entityName(from: node) ?? typeName
         var members: [DeclSyntax] = []
 
+        // `@exclusivity(unchecked)`: the store reads and writes these for every object it
+        // commits, through protocol witnesses that would otherwise check each access at run
+        // time (about a tenth of a bulk insert). Only generated code and the store touch
+        // them, never with overlapping accesses.
         if model.key.isSynthesized {
-            members.append("public private(set) var id: Int64 = 0")
+            members.append("@exclusivity(unchecked) public private(set) var id: Int64 = 0")
         }
-        members.append("public var _$shark = SharkORM.ModelState()")
+        members.append("@exclusivity(unchecked) public var _$shark = SharkORM.ModelState()")
         members.append("public static var _sharkEntityName: String { \(literal: entity) }")
         members.append(
             "public static var _sharkKeyKind: SharkORM.KeyKind { SharkORM._SharkCoding.keyKind((\(raw: model.key.type.trimmedDescription)).self) }"

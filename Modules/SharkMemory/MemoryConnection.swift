@@ -84,8 +84,10 @@ final class MemoryConnection: DriverConnection {
         var assigned: Int64?
         try modifyTable(schema.name) { table in
             builder.reset(count: schema.columns.count)
+            // Boxed once: passing the builder itself would box (and retain) it per column.
+            let writer: any RowWriter = builder
             for column in Int32(includingKey ? 0 : 1)..<Int32(schema.columns.count) {
-                try object._sharkWrite(column: column, to: builder, at: column)
+                try object._sharkWrite(column: column, to: writer, at: column)
             }
             if !includingKey {
                 let key = table.nextKey
@@ -112,7 +114,8 @@ final class MemoryConnection: DriverConnection {
         try modifyTable(schema.name) { table in
             guard let old = table.row(forKey: key) else { return false }
             builder.load(old)
-            for column in columns { try object._sharkWrite(column: column, to: builder, at: column) }
+            let writer: any RowWriter = builder
+            for column in columns { try object._sharkWrite(column: column, to: writer, at: column) }
             let new = builder.take()
             try traced(
                 {

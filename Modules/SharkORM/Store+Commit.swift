@@ -43,6 +43,7 @@ extension Store {
         if let open = try activeTransaction() { return try open.commit(objects) }
         let schema = try preparedSchema(for: M.self)
         try runOutermostTransaction { transaction in
+            transactions.reserve(objects.underestimatedCount)
             for object in objects { try transaction.write(object, schema: schema) }
         }
     }

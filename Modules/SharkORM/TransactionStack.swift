@@ -24,7 +24,9 @@ final class TransactionStack: @unchecked Sendable {
         var changes: [RecordedChange] = []
     }
 
-    private(set) var levels: [Level] = []
+    // Unchecked: only touched under the store's write lock, and by every object of a bulk
+    // commit, where run-time exclusivity checks cost more than the bookkeeping itself.
+    @exclusivity(unchecked) private(set) var levels: [Level] = []
     private var savepointCounter = 0
     private var stampCounter: UInt64 = 0
     /// Whether the open transaction records its changes: read once when it begins.
@@ -86,6 +88,13 @@ final class TransactionStack: @unchecked Sendable {
         } else {
             levels[last].restorers.append(.unsaved(object, key: object.id.columnValue, state: state))
         }
+    }
+
+    /// Makes room for `count` more objects at the innermost level, for a bulk commit.
+    func reserve(_ count: Int) {
+        guard let last = levels.indices.last, count > 1 else { return }
+        levels[last].restorers.reserveCapacity(levels[last].restorers.count + count)
+        levels[last].afterCommit.reserveCapacity(levels[last].afterCommit.count + count)
     }
 
     func afterCommit(_ write: CommittedWrite) {

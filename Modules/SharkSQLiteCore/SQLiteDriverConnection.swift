@@ -5,6 +5,9 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     /// The underlying connection.
     package let connection: SQLiteConnection
     private var entityStatements: [String: EntityStatements] = [:]
+    /// The entity written or read last: a bulk write asks for the same one object after
+    /// object, and comparing a schema with itself is cheaper than hashing its name.
+    private var lastStatements: EntityStatements?
 
     package init(_ connection: SQLiteConnection) {
         self.connection = connection
@@ -13,17 +16,28 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     private func statements(for schema: EntitySchema) -> EntityStatements {
         // Comparing schemas is cheap in the common case: the store passes the same arrays
         // every time, and array equality starts by comparing storage.
-        if let statements = entityStatements[schema.name], statements.schema == schema { return statements }
+        if let last = lastStatements, last.schema == schema { return last }
+        if let statements = entityStatements[schema.name], statements.schema == schema {
+            lastStatements = statements
+            return statements
+        }
         let statements = EntityStatements(schema)
         entityStatements[schema.name] = statements
+        lastStatements = statements
         return statements
+    }
+
+    /// Forgets every entity's statements (after a schema change).
+    private func forgetStatements() {
+        entityStatements.removeAll()
+        lastStatements = nil
     }
 
     package func apply(_ schema: EntitySchema) throws {
         try SchemaMigrator(connection: connection).apply(schema)
         // A migration finalizes every cached statement (they may name a rebuilt table), so
         // forget the prepared statements of every entity.
-        entityStatements.removeAll()
+        forgetStatements()
     }
 
     package func beginTransaction() throws { try connection.execute("BEGIN IMMEDIATE") }
@@ -44,9 +58,11 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     {
         let statement = try insertStatement(for: schema, includingKey: includingKey)
         let binder = statement.binder()
+        // Boxed once: passing the binder itself would box (and retain) it for every column.
+        let writer: any RowWriter = binder
         let first: Int32 = includingKey ? 0 : 1
         for column in first..<Int32(schema.columns.count) {
-            try object._sharkWrite(column: column, to: binder, at: column - first + 1)
+            try object._sharkWrite(column: column, to: writer, at: column - first + 1)
         }
         try statement.run(binder, entity: schema.name)
         return includingKey ? nil : connection.lastInsertRowID
@@ -69,9 +85,10 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     {
         let statement = try statements(for: schema).update(columns: columns, on: connection)
         let binder = statement.binder()
+        let writer: any RowWriter = binder
         var position: Int32 = 1
         for column in columns {
-            try object._sharkWrite(column: column, to: binder, at: position)
+            try object._sharkWrite(column: column, to: writer, at: position)
             position += 1
         }
         binder.write(key, at: position)
@@ -141,7 +158,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         if !statement.returnsRows { result.changes = count }
         // A new trigger or foreign key changes which statements are safe to prepare (see
         // `EntityStatements.update`).
-        if statement.changesSchema { entityStatements.removeAll() }
+        if statement.changesSchema { forgetStatements() }
         return result
     }
 }

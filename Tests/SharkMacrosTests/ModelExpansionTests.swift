@@ -18,9 +18,9 @@ struct ModelExpansionTests {
                     @SharkORM._SharkPersisted(column: 1)
                     var name: String = ""
 
-                    public private(set) var id: Int64 = 0
+                    @exclusivity(unchecked) public private(set) var id: Int64 = 0
 
-                    public var _$shark = SharkORM.ModelState()
+                    @exclusivity(unchecked) public var _$shark = SharkORM.ModelState()
 
                     public static var _sharkEntityName: String {
                         "Tag"

