@@ -109,6 +109,17 @@ extension ModelMacro: MemberMacro {
             }
             """)
 
+        // The whole row at once, straight-line: what an insert calls.
+        let bulkWrites = model.properties.map {
+            "if first <= \($0.column) { try SharkORM._SharkCoding.write(self.\(ModelAnalysis.reference($0.name)), to: row, at: \($0.column) + offset) }"
+        }
+        members.append(
+            """
+            public func _sharkWriteColumns(from first: Int32, to row: any SharkORM.RowWriter, offset: Int32) throws(SharkORM.SharkError) {
+            \(raw: bulkWrites.joined(separator: "\n"))
+            }
+            """)
+
         members.append(
             """
             public func _sharkRestore(from row: any SharkORM.RowReader) throws(SharkORM.SharkError) {

@@ -84,11 +84,7 @@ final class MemoryConnection: DriverConnection {
         var assigned: Int64?
         try modifyTable(schema.name) { table in
             builder.reset(count: schema.columns.count)
-            // Boxed once: passing the builder itself would box (and retain) it per column.
-            let writer: any RowWriter = builder
-            for column in Int32(includingKey ? 0 : 1)..<Int32(schema.columns.count) {
-                try object._sharkWrite(column: column, to: writer, at: column)
-            }
+            try object._sharkWriteColumns(from: includingKey ? 0 : 1, to: builder, offset: 0)
             if !includingKey {
                 let key = table.nextKey
                 builder.write(key, at: 0)

@@ -143,7 +143,10 @@ extension Double: ColumnConvertible {
     public static var logicalType: LogicalType { .real }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Double {
-        row.isNull(at: index) ? .nan : row.double(at: index)
+        // NULL reads as 0 (RowReader's contract, SQLite's rule): only a zero needs the
+        // second look that tells a stored NaN (NULL) from a stored zero.
+        let value = row.double(at: index)
+        return value == 0 && row.isNull(at: index) ? .nan : value
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -162,7 +165,8 @@ extension Float: ColumnConvertible {
     public static var logicalType: LogicalType { .real }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Float {
-        row.isNull(at: index) ? .nan : Float(row.double(at: index))
+        let value = row.double(at: index)
+        return value == 0 && row.isNull(at: index) ? .nan : Float(value)
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {

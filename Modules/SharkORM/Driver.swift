@@ -81,11 +81,19 @@
 public protocol RowSource {
     /// Writes the value of the column at schema position `column` into `row` at `position`.
     func _sharkWrite(column: Int32, to row: any RowWriter, at position: Int32) throws(SharkError)
+    /// Writes every column from schema position `first` to the last, column `c` at position
+    /// `c + offset`: a whole row in one call, as an insert needs, rather than one call (and
+    /// one dispatch on the column) per column.
+    func _sharkWriteColumns(from first: Int32, to row: any RowWriter, offset: Int32) throws(SharkError)
 }
 
 @_spi(SharkDriver) extension ValueRow: RowSource {
     public func _sharkWrite(column: Int32, to row: any RowWriter, at position: Int32) throws(SharkError) {
         row.write(values[Int(column)], at: position)
+    }
+
+    public func _sharkWriteColumns(from first: Int32, to row: any RowWriter, offset: Int32) throws(SharkError) {
+        for column in Int(max(0, first))..<values.count { row.write(values[column], at: Int32(column) + offset) }
     }
 }
 

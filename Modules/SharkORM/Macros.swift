@@ -20,7 +20,8 @@
 /// columns of existing rows.
 @attached(
     member, names: named(_$shark), named(_sharkEntityName), named(_sharkKeyKind), named(_sharkSchemaColumns),
-    named(_sharkColumnIndex), named(init), named(_sharkWrite), named(_sharkRestore), named(_sharkAssignKey), named(id))
+    named(_sharkColumnIndex), named(init), named(_sharkWrite), named(_sharkWriteColumns), named(_sharkRestore),
+    named(_sharkAssignKey), named(id))
 @attached(memberAttribute)
 @attached(extension, conformances: Model)
 public macro Model(entity: String? = nil) = #externalMacro(module: "SharkMacros", type: "ModelMacro")

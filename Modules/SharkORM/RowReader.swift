@@ -8,7 +8,7 @@ import Foundation
 /// driver over its stored row.
 ///
 /// Conversions between storage classes follow SQLite's rules, so every driver decodes a
-/// value the same way.
+/// value the same way; in particular NULL reads as 0, 0.0, "" and empty data.
 public protocol RowReader {
     /// Whether the column holds NULL.
     func isNull(at index: Int32) -> Bool

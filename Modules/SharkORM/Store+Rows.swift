@@ -103,7 +103,7 @@ extension WriteTransaction {
         if !assignsKey, key.isNull || key == .text("") {
             throw SharkError.invalidKey(entity: schema.name, reason: "a \(schema.keyKind.rawValue) key must be given")
         }
-        let assigned = try store.driver.writer.insert(ValueRow(row), schema: schema, includingKey: !assignsKey)
+        let assigned = try writer.insert(ValueRow(row), schema: schema, includingKey: !assignsKey)
         let stored = assignsKey ? Value.integer(assigned ?? 0) : key
         if store.transactions.recordsChanges {
             store.transactions.record(schema: schema, key: stored, .insert, ColumnSet())
@@ -128,7 +128,7 @@ extension WriteTransaction {
             columns.insert(Int32(index))
         }
         guard !columns.isEmpty else { return true }
-        guard try store.driver.writer.update(ValueRow(row), key: key, columns: columns, schema: schema) else {
+        guard try writer.update(ValueRow(row), key: key, columns: columns, schema: schema) else {
             return false
         }
         if store.transactions.recordsChanges { store.transactions.record(schema: schema, key: key, .update, columns) }
@@ -140,7 +140,7 @@ extension WriteTransaction {
     public func deleteRow(withKey key: Value, from entity: String) throws -> Bool {
         try checkUsable()
         let schema = try store.recordedSchemaForWriting(entity)
-        guard try store.driver.writer.delete(key: key, schema: schema) else { return false }
+        guard try writer.delete(key: key, schema: schema) else { return false }
         if store.transactions.recordsChanges {
             store.transactions.record(schema: schema, key: key, .delete, ColumnSet())
         }

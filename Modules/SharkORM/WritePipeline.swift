@@ -36,7 +36,7 @@ extension WriteTransaction {
         guard object.willInsert() else { throw SharkError.vetoed(entity: schema.name, operation: .insert) }
         let stack = store.transactions
         stack.remember(object, state: state, in: store)
-        let assigned = try store.driver.writer.insert(object, schema: schema, includingKey: !assignsKey)
+        let assigned = try writer.insert(object, schema: schema, includingKey: !assignsKey)
         if assignsKey, let assigned { object._sharkAssignKey(assigned) }
         object._$shark.didWrite(to: store)
         stack.afterCommit(.inserted(object))
@@ -54,7 +54,7 @@ extension WriteTransaction {
         guard object.willUpdate() else { throw SharkError.vetoed(entity: schema.name, operation: .update) }
         let stack = store.transactions
         stack.remember(object, state: state, in: store)
-        guard try store.driver.writer.update(object, key: object.id.columnValue, columns: columns, schema: schema)
+        guard try writer.update(object, key: object.id.columnValue, columns: columns, schema: schema)
         else {
             throw SharkError.notFound(entity: schema.name, key: "\(object.id)")
         }
@@ -73,7 +73,7 @@ extension WriteTransaction {
         let stack = store.transactions
         stack.remember(object, state: state, in: store)
         let key = object.id.columnValue
-        guard try store.driver.writer.delete(key: key, schema: schema) else {
+        guard try writer.delete(key: key, schema: schema) else {
             throw SharkError.notFound(entity: schema.name, key: "\(object.id)")
         }
         // Not persisted, and no change flags: a re-commit inserts every column.

@@ -29,10 +29,13 @@ public final class WriteTransaction: ScopedTransaction, @unchecked Sendable {
     /// Whether this is a savepoint inside another transaction.
     public let isSavepoint: Bool
     let confinement = Confinement()
+    /// The driver's writer connection, looked up once rather than for every object written.
+    let writer: any DriverConnection
 
     init(store: Store, isSavepoint: Bool) {
         self.store = store
         self.isSavepoint = isSavepoint
+        self.writer = store.driver.writer
     }
 
     func usability() -> SharkError? { confinement.problem("transaction") }

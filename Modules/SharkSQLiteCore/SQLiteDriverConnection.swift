@@ -58,12 +58,8 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     {
         let statement = try insertStatement(for: schema, includingKey: includingKey)
         let binder = statement.binder()
-        // Boxed once: passing the binder itself would box (and retain) it for every column.
-        let writer: any RowWriter = binder
         let first: Int32 = includingKey ? 0 : 1
-        for column in first..<Int32(schema.columns.count) {
-            try object._sharkWrite(column: column, to: writer, at: column - first + 1)
-        }
+        try object._sharkWriteColumns(from: first, to: binder, offset: 1 - first)
         try statement.run(binder, entity: schema.name)
         return includingKey ? nil : connection.lastInsertRowID
     }

@@ -76,6 +76,15 @@ struct ModelExpansionTests {
                         }
                     }
 
+                    public func _sharkWriteColumns(from first: Int32, to row: any SharkORM.RowWriter, offset: Int32) throws(SharkORM.SharkError) {
+                        if first <= 0 {
+                            try SharkORM._SharkCoding.write(self.id, to: row, at: 0 + offset)
+                        }
+                        if first <= 1 {
+                            try SharkORM._SharkCoding.write(self.name, to: row, at: 1 + offset)
+                        }
+                    }
+
                     public func _sharkRestore(from row: any SharkORM.RowReader) throws(SharkORM.SharkError) {
                         self.id = try SharkORM._SharkCoding.read((Int64).self, from: row, at: 0)
                         self._name = try SharkORM._SharkCoding.read((String).self, from: row, at: 1)
