@@ -60,11 +60,46 @@
     /// Deletes the row with `key`. Returns false when there was none.
     func delete(key: Value, schema: EntitySchema) throws -> Bool
 
+    /// Inserts one row per source, in order: what a bulk commit calls, so that an engine can
+    /// write them in one tight loop. Returns the keys the engine assigned, one per source,
+    /// when `includingKey` is false, and none otherwise. A default loops over
+    /// ``insert(_:schema:includingKey:)``.
+    func insert<Source: RowSource>(_ sources: [Source], schema: EntitySchema, includingKey: Bool) throws -> [Int64]
+    /// Writes the same `columns` of each source to the row whose key is the matching element
+    /// of `keys`. Returns the position of the first source that has no row (nothing after it
+    /// is written), or nil. A default loops over ``update(_:key:columns:schema:)``.
+    func update<Source: RowSource>(_ sources: [Source], keys: [Value], columns: ColumnSet, schema: EntitySchema) throws
+        -> Int?
+
     /// Calls `body` once per row `request` reads, in order. The row reader is only valid
     /// during the call; its columns are the schema's, in schema order.
     func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws
     /// Counts the rows that match `query` (limit and offset applied).
     func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int
+}
+
+@_spi(SharkDriver) extension DriverConnection {
+    public func insert<Source: RowSource>(_ sources: [Source], schema: EntitySchema, includingKey: Bool) throws
+        -> [Int64]
+    {
+        var keys: [Int64] = []
+        if !includingKey { keys.reserveCapacity(sources.count) }
+        for position in 0..<sources.count {
+            let key = try insert(sources[position], schema: schema, includingKey: includingKey)
+            if !includingKey { keys.append(key ?? 0) }
+        }
+        return keys
+    }
+
+    public func update<Source: RowSource>(
+        _ sources: [Source], keys: [Value], columns: ColumnSet, schema: EntitySchema
+    ) throws -> Int? {
+        for position in 0..<sources.count
+        where try !update(sources[position], key: keys[position], columns: columns, schema: schema) {
+            return position
+        }
+        return nil
+    }
 }
 
 /// What a read asks a driver for.

@@ -42,10 +42,7 @@ extension Store {
     public func commit<M: Model>(_ objects: some Sequence<M>) throws {
         if let open = try activeTransaction() { return try open.commit(objects) }
         let schema = try preparedSchema(for: M.self)
-        try runOutermostTransaction { transaction in
-            transactions.reserve(objects.underestimatedCount)
-            for object in objects { try transaction.write(object, schema: schema) }
-        }
+        try runOutermostTransaction { try $0.writeAll(objects, schema: schema) }
     }
 
     /// Removes `object` from the store. It keeps its values and can be committed again.

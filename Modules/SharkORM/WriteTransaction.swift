@@ -62,9 +62,7 @@ public final class WriteTransaction: ScopedTransaction, @unchecked Sendable {
     public func commit<M: Model>(_ objects: some Sequence<M>) throws {
         try checkUsable()
         let schema = try store.preparedSchema(for: M.self)
-        try transaction { _ in
-            for object in objects { try write(object, schema: schema) }
-        }
+        try transaction { savepoint in try savepoint.writeAll(objects, schema: schema) }
     }
 
     /// Removes `object` (see ``Store/remove(_:)``).

@@ -64,6 +64,26 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         return includingKey ? nil : connection.lastInsertRowID
     }
 
+    package func insert<Source: RowSource>(_ sources: [Source], schema: EntitySchema, includingKey: Bool) throws
+        -> [Int64]
+    {
+        // One statement, one binder, and nothing but binding and stepping per row.
+        let statement = try insertStatement(for: schema, includingKey: includingKey)
+        let first: Int32 = includingKey ? 0 : 1
+        var keys: [Int64] = []
+        if !includingKey { keys.reserveCapacity(sources.count) }
+        // Index loops: generic code that is not specialized, where a `for … in` would look up
+        // type metadata on every step.
+        for position in 0..<sources.count {
+            let source = sources[position]
+            let binder = statement.binder()
+            try source._sharkWriteColumns(from: first, to: binder, offset: 1 - first)
+            try statement.run(binder, entity: schema.name)
+            if !includingKey { keys.append(connection.lastInsertRowID) }
+        }
+        return keys
+    }
+
     private func insertStatement(for schema: EntitySchema, includingKey: Bool) throws -> SQLStatement {
         let sql = statements(for: schema)
         if includingKey {
@@ -89,6 +109,26 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         }
         binder.write(key, at: position)
         return try statement.run(binder, entity: schema.name) > 0
+    }
+
+    package func update<Source: RowSource>(
+        _ sources: [Source], keys: [Value], columns: ColumnSet, schema: EntitySchema
+    ) throws -> Int? {
+        let statement = try statements(for: schema).update(columns: columns, on: connection)
+        let keyPosition = Int32(columns.count + 1)
+        for position in 0..<sources.count {
+            let source = sources[position]
+            let binder = statement.binder()
+            let writer: any RowWriter = binder
+            var parameter: Int32 = 1
+            for column in columns {
+                try source._sharkWrite(column: column, to: writer, at: parameter)
+                parameter += 1
+            }
+            binder.write(keys[position], at: keyPosition)
+            if try statement.run(binder, entity: schema.name) == 0 { return position }
+        }
+        return nil
     }
 
     package func delete(key: Value, schema: EntitySchema) throws -> Bool {

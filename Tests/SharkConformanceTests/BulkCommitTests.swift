@@ -1,0 +1,98 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import Testing
+
+/// `commit([…])` writes a batch stage by stage (see WritePipeline+Batch.swift); what it
+/// stores, and what a failure leaves, must match committing the objects one by one.
+@Suite("Bulk commits")
+struct BulkCommitTests {
+    @Test("an object listed twice is written once", arguments: TestDriver.allCases)
+    func duplicates(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let ada = Person(name: "Ada", payrollNumber: 1)
+        let alan = Person(name: "Alan", payrollNumber: 2)
+        try store.commit([ada, ada, alan, ada])
+        #expect(try Person.query(in: store).count() == 2)
+        #expect(ada.id != 0 && alan.id != 0 && ada.id != alan.id)
+        #expect(ada.events == ["willInsert", "didInsert"])
+    }
+
+    @Test("new and stored objects with different changes, in one list", arguments: TestDriver.allCases)
+    func mixed(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = (1...6).map { Person(name: "p\($0)", age: $0, payrollNumber: $0) }
+        try store.commit(people)
+        people[0].age = 100
+        people[1].name = "renamed"
+        people[2].age = 300
+        people[2].email = "c@example.com"
+        let newcomer = Person(name: "new", age: 7, payrollNumber: 7)
+        try store.commit([people[0], newcomer, people[1], people[2], people[3]])
+        let stored = try Person.query(in: store).orderBy(\.id).fetch()
+        #expect(stored.map(\.age) == [100, 2, 300, 4, 5, 6, 7])
+        #expect(stored.map(\.name) == ["p1", "renamed", "p3", "p4", "p5", "p6", "new"])
+        #expect(stored[2].email == "c@example.com")
+        #expect((people + [newcomer]).allSatisfy { !$0.hasChanges })
+        #expect(people[3].events == ["willInsert", "didInsert"])  // unchanged: not written again
+    }
+
+    @Test("a unique violation in the middle writes nothing and restores every object", arguments: TestDriver.allCases)
+    func failureInTheMiddle(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = (1...5).map { Person(name: "p\($0)", payrollNumber: $0 == 4 ? 2 : $0) }
+        #expect(throws: SharkError.self) { try store.commit(people) }
+        #expect(try Person.query(in: store).count() == 0)
+        #expect(people.allSatisfy { !$0.isPersisted && $0.id == 0 })
+        people[3].payrollNumber = 4
+        try store.commit(people)
+        #expect(try Person.query(in: store).count() == 5)
+    }
+
+    @Test("a veto anywhere in the list writes nothing", arguments: TestDriver.allCases)
+    func vetoInTheMiddle(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = (1...4).map { Person(name: "p\($0)", payrollNumber: $0) }
+        try store.commit(people)
+        for person in people { person.age = 50 }
+        people[2].vetoUpdate = true
+        #expect(throws: SharkError.vetoed(entity: "Person", operation: .update)) { try store.commit(people) }
+        #expect(try Person.query(in: store).where(\.age == 50).count() == 0)
+        // Every object as it was before the call: changes pending.
+        #expect(people.allSatisfy { $0.age == 50 && $0.changedProperties == ["age"] })
+    }
+
+    @Test(
+        "a bulk update of a row removed behind the store's back fails and changes nothing",
+        arguments: TestDriver.allCases)
+    func missingRow(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = (1...3).map { Person(name: "p\($0)", payrollNumber: $0) }
+        try store.commit(people)
+        let removed = try store.write { tx in try tx.deleteRow(withKey: .integer(people[1].id), from: "Person") }
+        #expect(removed)
+        for person in people { person.age = 9 }
+        #expect(throws: SharkError.self) { try store.commit(people) }
+        #expect(try Person.query(in: store).where(\.age == 9).count() == 0)
+        #expect(people.allSatisfy { $0.age == 9 && $0.changedProperties == ["age"] && $0.isPersisted })
+    }
+
+    @Test("inside a transaction, objects written before join the batch correctly", arguments: TestDriver.allCases)
+    func insideATransaction(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let ada = Person(name: "Ada", payrollNumber: 1)
+        try store.write { tx throws in
+            try tx.commit(ada)
+            ada.age = 36
+            let alan = Person(name: "Alan", payrollNumber: 2)
+            try tx.commit([alan, ada, alan])
+            #expect(try tx.count(Person.query(in: store)) == 2)
+        }
+        #expect(try store.find(Person.self, id: ada.id)?.age == 36)
+    }
+}
