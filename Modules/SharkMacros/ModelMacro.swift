@@ -88,7 +88,7 @@ extension ModelMacro: MemberMacro {
         }
         members.append(
             """
-            public required init(_sharkRow row: any SharkORM.RowReader) throws(SharkORM.SharkError) {
+            public required init(_sharkRow row: borrowing any SharkORM.RowReader) throws(SharkORM.SharkError) {
             \(raw: reads.joined(separator: "\n"))
             }
             """)

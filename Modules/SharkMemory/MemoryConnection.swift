@@ -148,7 +148,7 @@ final class MemoryConnection: DriverConnection {
                     statement: "SELECT * FROM \"\(schema.name)\" WHERE \"\(schema.key.name)\" = ? -- key lookup",
                     arguments: [key], duration: ContinuousClock.now - start, rows: row == nil ? 0 : 1)
             }
-            if let row { try body(ValueRow(row)) }
+            if let row { try body(ValueRowReader(row)) }
         case .query(let query):
             try select(query, schema: schema, body)
         }
@@ -161,7 +161,11 @@ final class MemoryConnection: DriverConnection {
         let rows = execution.rows()
         driver.countVisits(execution.rowsVisited)
         if let start { trace(select: query, path: execution.path, rows: rows.count, since: start) }
-        for row in rows { try body(ValueRow(row)) }
+        let reader = ValueRowReader()
+        for row in rows {
+            reader.values = row
+            try body(reader)
+        }
     }
 
     func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {

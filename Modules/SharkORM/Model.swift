@@ -50,7 +50,7 @@ public protocol Model: AnyObject, RowSource, _SharkSendableMetatype {
     static var _sharkSchemaColumns: [ColumnSchema] { get }
     static func _sharkColumnIndex(for keyPath: AnyKeyPath) -> Int32?
     var _$shark: ModelState { get set }
-    init(_sharkRow row: any RowReader) throws(SharkError)
+    init(_sharkRow row: borrowing any RowReader) throws(SharkError)
     func _sharkRestore(from row: any RowReader) throws(SharkError)
     func _sharkAssignKey(_ key: Int64)
 }

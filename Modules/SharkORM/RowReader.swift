@@ -9,7 +9,11 @@ import Foundation
 ///
 /// Conversions between storage classes follow SQLite's rules, so every driver decodes a
 /// value the same way; in particular NULL reads as 0, 0.0, "" and empty data.
-public protocol RowReader {
+///
+/// Class-bound, like ``RowWriter``: a driver keeps one reader per statement and moves it from
+/// row to row, and generated code calls it through `any RowReader` without unboxing a value
+/// for every column.
+public protocol RowReader: AnyObject {
     /// Whether the column holds NULL.
     func isNull(at index: Int32) -> Bool
     /// The column as a 64-bit integer.
@@ -50,13 +54,23 @@ extension RowWriter {
     }
 }
 
-/// A row held as an array of values: what a driver that keeps rows as values (the memory
-/// engine) hands to generated decoders.
-@_spi(SharkDriver) public struct ValueRow: RowReader, Sendable, Hashable {
+/// A row held as an array of values: what callers without the app's model types write (see
+/// ``RowSource``).
+@_spi(SharkDriver) public struct ValueRow: Sendable, Hashable {
     public var values: [Value]
 
     public init(count: Int) { values = Array(repeating: .null, count: count) }
     public init(_ values: [Value]) { self.values = values }
+}
+
+/// Reads rows held as arrays of values: what a driver that keeps rows as values (the memory
+/// engine) hands to generated decoders, one reader moved from row to row.
+@_spi(SharkDriver) public final class ValueRowReader: RowReader {
+    /// The current row. Unchecked: read once per column of every row decoded, and never
+    /// accessed for longer than one read or one assignment.
+    @exclusivity(unchecked) public var values: [Value]
+
+    public init(_ values: [Value] = []) { self.values = values }
 
     public func isNull(at index: Int32) -> Bool { values[Int(index)].isNull }
     public func int64(at index: Int32) -> Int64 { values[Int(index)].coercedToInt64() }

@@ -35,6 +35,8 @@ package final class SQLStatement {
     }
 
     private var reusableBinder: SQLBinder?
+    /// The reader of the current row, shared by every execution.
+    private lazy var row = SQLRow(api: api, statement: handle)
 
     /// The names of the result columns.
     package var columnNames: [String] {
@@ -81,7 +83,7 @@ package final class SQLStatement {
             throw connection.error(code: binder.failure, sql: sql, entity: entity)
         }
         let start = connection.isTracing ? ContinuousClock.now : nil
-        let row = SQLRow(api: api, statement: handle)
+        let row = self.row
         var rows = 0
         do {
             while true {
@@ -114,10 +116,15 @@ package final class SQLStatement {
 }
 
 /// The current row of a stepping statement, read column by column with no copying beyond
-/// the values themselves.
-package struct SQLRow: RowReader {
+/// the values themselves. One per statement, valid while it steps.
+package final class SQLRow: RowReader {
     let api: UnsafeMutablePointer<shark_sqlite3_api>
     let statement: OpaquePointer
+
+    init(api: UnsafeMutablePointer<shark_sqlite3_api>, statement: OpaquePointer) {
+        self.api = api
+        self.statement = statement
+    }
 
     package var columnCount: Int32 { api.pointee.column_count(statement) }
 

@@ -57,7 +57,7 @@ struct ModelExpansionTests {
                         return nil
                     }
 
-                    public required init(_sharkRow row: any SharkORM.RowReader) throws(SharkORM.SharkError) {
+                    public required init(_sharkRow row: borrowing any SharkORM.RowReader) throws(SharkORM.SharkError) {
                         self.id = try SharkORM._SharkCoding.read((Int64).self, from: row, at: 0)
                         self._name = try SharkORM._SharkCoding.read((String).self, from: row, at: 1)
                     }
