@@ -121,7 +121,7 @@ public struct ModelState {
     public internal(set) var dirty = ColumnSet()
     /// The transaction level that last recorded this object for rollback (see
     /// `TransactionStack`).
-    var rememberedBy: UInt64 = 0
+    @usableFromInline var rememberedBy: UInt64 = 0
 
     public init() {}
 
@@ -133,9 +133,16 @@ public struct ModelState {
     }
 
     /// The object now matches its row in `store`.
+    @usableFromInline
     mutating func didWrite(to store: Store) {
         self.store = store
         isPersisted = true
+        dirty = ColumnSet()
+    }
+
+    /// The object's row now holds its values (an update of the store it belongs to).
+    @usableFromInline
+    mutating func clearChanges() {
         dirty = ColumnSet()
     }
 

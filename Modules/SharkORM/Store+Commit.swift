@@ -39,6 +39,7 @@ extension Store {
     /// ```swift
     /// try store.commit([ada, grace, alan])
     /// ```
+    @inlinable
     public func commit<M: Model>(_ objects: some Sequence<M>) throws {
         if let open = try activeTransaction() { return try open.commit(objects) }
         let schema = try preparedSchema(for: M.self)

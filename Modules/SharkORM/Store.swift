@@ -51,7 +51,7 @@ public final class Store: Sendable {
     /// Held by whoever uses the writer connection: one outermost transaction at a time.
     let writerLock = NSLock()
     /// The open transaction's levels; only touched while holding `writerLock`.
-    let transactions = TransactionStack()
+    @usableFromInline let transactions = TransactionStack()
     let observers = Mutex<[any TransactionObserver]>([])
     /// The threads of the async API: one for writes, a few for reads.
     let writerThread: StoreWorkers
@@ -133,6 +133,7 @@ public final class Store: Sendable {
     }
 
     /// The transaction of this store open around the calling code, if any.
+    @usableFromInline
     func activeTransaction() throws(SharkError) -> WriteTransaction? {
         try TransactionScope.current(WriteTransaction.self, of: self)
     }

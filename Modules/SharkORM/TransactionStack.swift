@@ -7,6 +7,7 @@
 /// Bulk commits record one entry per object, so entries are enums rather than closures and
 /// duplicates within a level are skipped with a stamp kept in the object rather than a hash
 /// lookup: recording costs no allocation and no hashing.
+@usableFromInline
 final class TransactionStack: @unchecked Sendable {
     struct Level {
         /// The savepoint name; nil for the outermost transaction.
@@ -30,7 +31,7 @@ final class TransactionStack: @unchecked Sendable {
     private var savepointCounter = 0
     private var stampCounter: UInt64 = 0
     /// Whether the open transaction records its changes: read once when it begins.
-    private(set) var recordsChanges = false
+    @usableFromInline private(set) var recordsChanges = false
     /// Set while observers run: what they write is marked so they never see it.
     private var observing = false
     /// Who the open transaction's changes are attributed to.
@@ -40,7 +41,7 @@ final class TransactionStack: @unchecked Sendable {
 
     /// The stamp of the innermost level: an object whose `rememberedBy` equals it was
     /// written at this level already.
-    var currentStamp: UInt64 { levels.last?.stamp ?? 0 }
+    @usableFromInline var currentStamp: UInt64 { levels.last?.stamp ?? 0 }
 
     @discardableResult
     func push(recordingChanges: Bool) -> Level {
@@ -59,6 +60,7 @@ final class TransactionStack: @unchecked Sendable {
     }
 
     /// Records a change at the innermost level.
+    @usableFromInline
     func record(schema: EntitySchema, key: Value?, _ operation: Change.Operation, _ columns: ColumnSet) {
         levels[levels.count - 1].changes.append(
             RecordedChange(
@@ -93,6 +95,7 @@ final class TransactionStack: @unchecked Sendable {
     /// Records how to restore `object` from `state` at the innermost level, unconditionally:
     /// for bulk commits, which mark their objects with the level's stamp themselves and
     /// record only the objects the driver wrote.
+    @usableFromInline
     func addRestorer<M: Model>(for object: M, state: ModelState, in store: Store) {
         let last = levels.count - 1
         if state.isPersisted && state.store === store {
@@ -102,13 +105,22 @@ final class TransactionStack: @unchecked Sendable {
         }
     }
 
+    /// Records that a stored object written at the innermost level reloads from its row on
+    /// rollback: ``addRestorer(for:state:in:)`` for an object known to be stored.
+    @usableFromInline
+    func addReload(_ object: any Model) {
+        levels[levels.count - 1].restorers.append(.reload(object))
+    }
+
     /// Makes room for `count` more objects at the innermost level, for a bulk commit.
+    @usableFromInline
     func reserve(_ count: Int) {
         guard let last = levels.indices.last, count > 1 else { return }
         levels[last].restorers.reserveCapacity(levels[last].restorers.count + count)
         levels[last].afterCommit.reserveCapacity(levels[last].afterCommit.count + count)
     }
 
+    @usableFromInline
     func afterCommit(_ write: CommittedWrite) {
         levels[levels.count - 1].afterCommit.append(write)
     }
@@ -165,6 +177,7 @@ enum Restorer {
 }
 
 /// A write whose `did…` hook runs once the outermost transaction commits.
+@usableFromInline
 enum CommittedWrite {
     case inserted(any Model)
     case updated(any Model)

@@ -16,53 +16,59 @@
 /// updated, and recorded for a later rollback, once the whole batch is written. A batch holds
 /// consecutive objects that need the same statement: inserts with or without an assigned
 /// key, or updates of the same columns.
+///
+/// The per-object loops are inlinable, so that they are specialized for each model in the
+/// app's module: unspecialized, every property access is a call through a witness table
+/// that copies (and retains) the object's state, and every array step looks up metadata.
+/// The driver is called once per batch, through `writeBatch`.
 extension WriteTransaction {
     /// Inserts or updates every object, in order.
+    @inlinable
     func writeAll<M: Model>(_ objects: some Sequence<M>, schema: EntitySchema) throws {
         let stack = store.transactions
-        // An array (free when it already is one), walked by index: this code is generic and
-        // not specialized, and iterating a generic sequence costs a dynamic call per step.
         let objects = Array(objects)
         stack.reserve(objects.count)
+        let stamp = stack.currentStamp
         var batch = PendingWrites<M>()
         batch.objects.reserveCapacity(objects.count)
+        // The state is read field by field, in place: a copy of it would retain and release
+        // its store and change set for every object.
         for position in 0..<objects.count {
             let object = objects[position]
-            let state = object._$shark
             // Written before at this level (listed twice, say): its state depends on the
             // pending writes, so those go first, then this object on its own.
-            if state.rememberedBy == stack.currentStamp {
+            if object._$shark.rememberedBy == stamp {
                 try flush(&batch, schema: schema)
                 try write(object, schema: schema)
                 continue
             }
-            let operation: PendingWrites<M>.Operation
-            if state.isPersisted && state.store === store {
-                if state.dirty.isEmpty { continue }
-                if state.dirty.contains(0) {
+            if object._$shark.isPersisted && object._$shark.store === store {
+                if object._$shark.dirty.isEmpty { continue }
+                if object._$shark.dirty.contains(0) {
                     throw SharkError.invalidKey(entity: schema.name, reason: "the key of a stored object cannot change")
                 }
-                operation = .update(state.dirty)
+                if !batch.isUpdate || batch.columns != object._$shark.dirty {
+                    try flush(&batch, schema: schema)
+                    batch.isUpdate = true
+                    batch.columns = object._$shark.dirty
+                }
+                guard object.willUpdate() else { throw SharkError.vetoed(entity: schema.name, operation: .update) }
             } else {
                 let key = object.id.columnValue
                 if schema.keyKind == .string, key == .text("") {
                     throw SharkError.invalidKey(entity: schema.name, reason: "a String key must not be empty")
                 }
-                operation = .insert(assignsKey: schema.keyKind == .autoIncrement && key == .integer(0))
-            }
-            if operation != batch.operation {
-                try flush(&batch, schema: schema)
-                batch.operation = operation
-            }
-            // Stage 1: hooks and vetoes. The object is marked as written at this level, so a
-            // second appearance in the list is caught above.
-            switch operation {
-            case .insert:
+                let assignsKey = schema.keyKind == .autoIncrement && key == .integer(0)
+                if batch.isUpdate || batch.assignsKey != assignsKey {
+                    try flush(&batch, schema: schema)
+                    batch.isUpdate = false
+                    batch.assignsKey = assignsKey
+                }
                 guard object.willInsert() else { throw SharkError.vetoed(entity: schema.name, operation: .insert) }
-            case .update:
-                guard object.willUpdate() else { throw SharkError.vetoed(entity: schema.name, operation: .update) }
             }
-            object._$shark.rememberedBy = stack.currentStamp
+            // Marked as written at this level, so a second appearance in the list is caught
+            // above.
+            object._$shark.rememberedBy = stamp
             batch.objects.append(object)
         }
         try flush(&batch, schema: schema)
@@ -70,15 +76,14 @@ extension WriteTransaction {
 
     /// Stage 2 for the whole batch; then, the batch written, each object's rollback record
     /// (taken from its state before the write), its new state and its after-commit entry.
-    private func flush<M: Model>(_ batch: inout PendingWrites<M>, schema: EntitySchema) throws {
+    @inlinable
+    func flush<M: Model>(_ batch: inout PendingWrites<M>, schema: EntitySchema) throws {
         guard !batch.objects.isEmpty else { return }
         defer { batch.objects.removeAll(keepingCapacity: true) }
         let stack = store.transactions
-        switch batch.operation {
-        case .insert(let assignsKey):
-            let keys = try writer.insert(batch.objects, schema: schema, includingKey: !assignsKey)
-            // Index loops: this code is generic and not specialized, where `enumerated()` and
-            // `map` would look up type metadata on every step.
+        if !batch.isUpdate {
+            let assignsKey = batch.assignsKey
+            let keys = try insertBatch(batch.objects, schema: schema, includingKey: !assignsKey)
             for position in 0..<batch.objects.count {
                 let object = batch.objects[position]
                 stack.addRestorer(for: object, state: object._$shark, in: store)
@@ -89,17 +94,18 @@ extension WriteTransaction {
                     stack.record(schema: schema, key: object.id.columnValue, .insert, ColumnSet())
                 }
             }
-        case .update(let columns):
+        } else {
+            let columns = batch.columns
             var keys: [Value] = []
             keys.reserveCapacity(batch.objects.count)
             for position in 0..<batch.objects.count { keys.append(batch.objects[position].id.columnValue) }
-            if let missing = try writer.update(batch.objects, keys: keys, columns: columns, schema: schema) {
+            if let missing = try updateBatch(batch.objects, keys: keys, columns: columns, schema: schema) {
                 throw SharkError.notFound(entity: schema.name, key: "\(batch.objects[missing].id)")
             }
             for position in 0..<batch.objects.count {
                 let object = batch.objects[position]
-                stack.addRestorer(for: object, state: object._$shark, in: store)
-                object._$shark.didWrite(to: store)
+                stack.addReload(object)
+                object._$shark.clearChanges()
                 stack.afterCommit(.updated(object))
                 if stack.recordsChanges { stack.record(schema: schema, key: keys[position], .update, columns) }
             }
@@ -107,13 +113,32 @@ extension WriteTransaction {
     }
 }
 
-/// Consecutive objects that need the same statement.
-struct PendingWrites<M: Model> {
-    enum Operation: Equatable {
-        case insert(assignsKey: Bool)
-        case update(ColumnSet)
+extension WriteTransaction {
+    /// The driver's bulk insert (not inlinable: the driver protocol is not public API).
+    @usableFromInline
+    func insertBatch<M: Model>(_ objects: [M], schema: EntitySchema, includingKey: Bool) throws -> [Int64] {
+        try writer.insert(objects, schema: schema, includingKey: includingKey)
     }
 
-    var operation = Operation.insert(assignsKey: false)
-    var objects: [M] = []
+    /// The driver's bulk update.
+    @usableFromInline
+    func updateBatch<M: Model>(_ objects: [M], keys: [Value], columns: ColumnSet, schema: EntitySchema) throws
+        -> Int?
+    {
+        try writer.update(objects, keys: keys, columns: columns, schema: schema)
+    }
+}
+
+/// Consecutive objects that need the same statement: inserts, with or without the key, or
+/// updates of the same columns.
+@usableFromInline
+struct PendingWrites<M: Model> {
+    @usableFromInline var isUpdate = false
+    /// For inserts: whether the engine assigns the keys.
+    @usableFromInline var assignsKey = false
+    /// For updates: the columns written.
+    @usableFromInline var columns = ColumnSet()
+    @usableFromInline var objects: [M] = []
+
+    @inlinable init() {}
 }

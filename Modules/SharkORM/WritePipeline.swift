@@ -18,6 +18,7 @@
 /// unknown (``Change/Operation/unknown``); an entity an observer protects refuses them.
 extension WriteTransaction {
     /// Inserts or updates one object inside this transaction.
+    @usableFromInline
     func write<M: Model>(_ object: M, schema: EntitySchema) throws {
         let state = object._$shark
         if state.isPersisted && state.store === store {
@@ -86,6 +87,7 @@ extension WriteTransaction {
 
 extension Store {
     /// Runs `body` as a new outermost transaction: stages 3 to 5 of the pipeline happen here.
+    @usableFromInline
     func runOutermostTransaction<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
         let (result, committed) = try writerLock.withLock { () throws -> (T, [CommittedWrite]) in
             try checkOpen()

@@ -41,6 +41,7 @@ public final class WriteTransaction: ScopedTransaction, @unchecked Sendable {
     func usability() -> SharkError? { confinement.problem("transaction") }
 
     /// Throws unless this transaction may be used here and now.
+    @usableFromInline
     func checkUsable() throws(SharkError) {
         if let problem = usability() { throw problem }
     }
@@ -59,6 +60,7 @@ public final class WriteTransaction: ScopedTransaction, @unchecked Sendable {
     }
 
     /// Commits several objects in a savepoint: all of them, or none.
+    @inlinable
     public func commit<M: Model>(_ objects: some Sequence<M>) throws {
         try checkUsable()
         let schema = try store.preparedSchema(for: M.self)
