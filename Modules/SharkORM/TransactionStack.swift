@@ -105,19 +105,12 @@ final class TransactionStack: @unchecked Sendable {
         }
     }
 
-    /// Records that a stored object written at the innermost level reloads from its row on
-    /// rollback: ``addRestorer(for:state:in:)`` for an object known to be stored.
+    /// Records a batch of a bulk commit at the innermost level: how to restore its objects,
+    /// and their `did…` hooks.
     @usableFromInline
-    func addReload(_ object: any Model) {
-        levels[levels.count - 1].restorers.append(.reload(object))
-    }
-
-    /// Makes room for `count` more objects at the innermost level, for a bulk commit.
-    @usableFromInline
-    func reserve(_ count: Int) {
-        guard let last = levels.indices.last, count > 1 else { return }
-        levels[last].restorers.reserveCapacity(levels[last].restorers.count + count)
-        levels[last].afterCommit.reserveCapacity(levels[last].afterCommit.count + count)
+    func record(_ batch: any WrittenObjects) {
+        levels[levels.count - 1].restorers.append(.batch(batch))
+        levels[levels.count - 1].afterCommit.append(.batch(batch))
     }
 
     @usableFromInline
@@ -162,6 +155,8 @@ enum Restorer {
     case reload(any Model)
     /// A new object: an insert changed only its key and state, so those are put back.
     case unsaved(any Model, key: Value, state: ModelState)
+    /// The objects of one batch of a bulk commit.
+    case batch(any WrittenObjects)
 
     func restore(in store: Store) {
         switch self {
@@ -172,6 +167,8 @@ enum Restorer {
                 object._sharkAssignKey(value)
             }
             object._$shark = state
+        case .batch(let batch):
+            batch.restore(in: store)
         }
     }
 }
@@ -182,9 +179,12 @@ enum CommittedWrite {
     case inserted(any Model)
     case updated(any Model)
     case deleted(any Model)
+    /// Every object of one batch of a bulk commit, in order.
+    case batch(any WrittenObjects)
 
     func runHook() {
         switch self {
+        case .batch(let batch): batch.runHooks()
         case .inserted(let object): object.didInsert()
         case .updated(let object): object.didUpdate()
         case .deleted(let object): object.didDelete()

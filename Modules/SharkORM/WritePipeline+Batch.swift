@@ -27,10 +27,8 @@ extension WriteTransaction {
     func writeAll<M: Model>(_ objects: some Sequence<M>, schema: EntitySchema) throws {
         let stack = store.transactions
         let objects = Array(objects)
-        stack.reserve(objects.count)
         let stamp = stack.currentStamp
         var batch = PendingWrites<M>()
-        batch.objects.reserveCapacity(objects.count)
         // The state is read field by field, in place: a copy of it would retain and release
         // its store and change set for every object.
         for position in 0..<objects.count {
@@ -74,26 +72,31 @@ extension WriteTransaction {
         try flush(&batch, schema: schema)
     }
 
-    /// Stage 2 for the whole batch; then, the batch written, each object's rollback record
-    /// (taken from its state before the write), its new state and its after-commit entry.
+    /// Stage 2 for the whole batch; then, the batch written, each object's new state, and one
+    /// record of the batch for rollback (with the objects' states before the write) and for
+    /// after-commit delivery.
     @inlinable
     func flush<M: Model>(_ batch: inout PendingWrites<M>, schema: EntitySchema) throws {
         guard !batch.objects.isEmpty else { return }
-        defer { batch.objects.removeAll(keepingCapacity: true) }
+        // The array goes to the batch's record; the next batch starts a new one.
+        defer { batch.objects = [] }
         let stack = store.transactions
         if !batch.isUpdate {
             let assignsKey = batch.assignsKey
             let keys = try insertBatch(batch.objects, schema: schema, includingKey: !assignsKey)
+            var states: [ModelState] = []
+            states.reserveCapacity(batch.objects.count)
             for position in 0..<batch.objects.count {
                 let object = batch.objects[position]
-                stack.addRestorer(for: object, state: object._$shark, in: store)
+                states.append(object._$shark)
                 if assignsKey { object._sharkAssignKey(keys[position]) }
                 object._$shark.didWrite(to: store)
-                stack.afterCommit(.inserted(object))
                 if stack.recordsChanges {
                     stack.record(schema: schema, key: object.id.columnValue, .insert, ColumnSet())
                 }
             }
+            stack.record(
+                WrittenBatch(objects: batch.objects, inserted: true, assignedKeys: assignsKey, states: states))
         } else {
             let columns = batch.columns
             var keys: [Value] = []
@@ -103,12 +106,10 @@ extension WriteTransaction {
                 throw SharkError.notFound(entity: schema.name, key: "\(batch.objects[missing].id)")
             }
             for position in 0..<batch.objects.count {
-                let object = batch.objects[position]
-                stack.addReload(object)
-                object._$shark.clearChanges()
-                stack.afterCommit(.updated(object))
+                batch.objects[position]._$shark.clearChanges()
                 if stack.recordsChanges { stack.record(schema: schema, key: keys[position], .update, columns) }
             }
+            stack.record(WrittenBatch(objects: batch.objects, inserted: false, assignedKeys: false, states: []))
         }
     }
 }

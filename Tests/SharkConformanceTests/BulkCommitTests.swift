@@ -95,4 +95,30 @@ struct BulkCommitTests {
         }
         #expect(try store.find(Person.self, id: ada.id)?.age == 36)
     }
+
+    @Test("a rollback after bulk commits restores every object, and runs no did hooks", arguments: TestDriver.allCases)
+    func rollbackAfterBatches(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let stored = (1...3).map { Person(name: "s\($0)", age: $0, payrollNumber: $0) }
+        try store.commit(stored)
+        for person in stored { person.events = [] }
+        struct Abort: Error {}
+        let fresh = (4...6).map { Person(name: "f\($0)", payrollNumber: $0) }
+        #expect(throws: Abort.self) {
+            try store.write { tx in
+                try tx.commit(fresh)
+                for person in stored { person.age += 10 }
+                try tx.commit(stored)
+                throw Abort()
+            }
+        }
+        #expect(try Person.query(in: store).count() == 3)
+        #expect(fresh.allSatisfy { !$0.isPersisted && $0.id == 0 && $0.hasChanges })
+        #expect(stored.map(\.age) == [1, 2, 3])  // reloaded from their rows
+        #expect((stored + fresh).allSatisfy { !$0.events.contains { $0.hasPrefix("did") } })
+        try store.commit(fresh)  // the restored objects insert again
+        #expect(try Person.query(in: store).count() == 6)
+        #expect(fresh.map(\.events) == Array(repeating: ["willInsert", "willInsert", "didInsert"], count: 3))
+    }
 }
