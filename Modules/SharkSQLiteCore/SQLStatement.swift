@@ -83,14 +83,13 @@ package final class SQLStatement {
             throw connection.error(code: binder.failure, sql: sql, entity: entity)
         }
         let start = connection.isTracing ? ContinuousClock.now : nil
-        let row = self.row
         var rows = 0
         do {
             while true {
                 let code = shark_step(api, handle)
                 if code == SHARK_SQLITE_ROW {
                     rows += 1
-                    try body(row)
+                    try body(row)  // looked up here: writes, which return no rows, never need it
                 } else if code == SHARK_SQLITE_DONE {
                     break
                 } else {

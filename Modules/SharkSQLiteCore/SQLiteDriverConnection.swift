@@ -116,10 +116,11 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     ) throws -> Int? {
         let statement = try statements(for: schema).update(columns: columns, on: connection)
         let keyPosition = Int32(columns.count + 1)
+        let binder = statement.binder()
+        let writer: any RowWriter = binder
         for position in 0..<sources.count {
             let source = sources[position]
-            let binder = statement.binder()
-            let writer: any RowWriter = binder
+            binder.reset()
             var parameter: Int32 = 1
             for column in columns {
                 try source._sharkWrite(column: column, to: writer, at: parameter)
