@@ -307,7 +307,7 @@ final class RowBuilder: RowWriter {
 
     /// The row built so far.
     func take() -> Row {
-        let row = Array(buffer.prefix(count))
+        let row = Array(UnsafeBufferPointer(start: buffer.baseAddress, count: count))
         clear()
         return row
     }

@@ -103,12 +103,7 @@ struct MemoryTable {
             rows[key] = existing
             throw uniqueViolation(columns: [schema.key.name])
         }
-        let keyed = KeyedRow(key: row[0], row: row)
-        if let last = ordered.last, KeyedRow.compare(last, keyed) >= 0 {
-            ordered.insert(keyed)
-        } else {
-            ordered.append(keyed)
-        }
+        ordered.insert(KeyedRow(key: row[0], row: row))
         for index in indexes.indices { indexes[index].entries.insert(indexes[index].entry(for: row)) }
     }
 

@@ -10,7 +10,10 @@ struct SortedList<Element: SortedElement> {
     static var chunkCapacity: Int { 256 }
 
     private final class Chunk {
-        var elements: [Element]
+        // Unchecked: the list copies a chunk before mutating it when it is shared, and every
+        // access is a read or a write of one element; the run-time checks cost more than
+        // the comparisons of a binary search.
+        @exclusivity(unchecked) var elements: [Element]
         init(_ elements: [Element]) { self.elements = elements }
     }
 
@@ -91,11 +94,15 @@ struct SortedList<Element: SortedElement> {
 
     /// Inserts `element` in order (after equal elements).
     mutating func insert(_ element: Element) {
-        count += 1
         if chunks.isEmpty {
+            count += 1
             chunks.append(Chunk([element]))
             return
         }
+        // Keys and indexed values often arrive in order (auto-assigned keys, timestamps):
+        // then the element goes at the end, with no search.
+        if let last, Element.compare(last, element) <= 0 { return append(element) }
+        count += 1
         var position = firstPosition { Element.compare($0, element) <= 0 }
         if position.chunk == chunks.count {
             position = Position(chunk: chunks.count - 1, offset: chunks[chunks.count - 1].elements.count)
