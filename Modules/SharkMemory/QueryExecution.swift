@@ -8,6 +8,8 @@ struct QueryExecution {
     let query: EntityQuery
     let path: AccessPath
     private let predicate: CompiledExpression?
+    /// Whether the path yields exactly the matching rows (see ``AccessPath/covers(_:with:in:)``).
+    private let pathCoversPredicate: Bool
     private let ordering: [(CompiledExpression, Bool)]
     /// Rows read from storage and tested against the predicate.
     private(set) var rowsVisited = 0
@@ -16,6 +18,7 @@ struct QueryExecution {
         self.table = table
         self.query = query
         self.path = AccessPath.choose(for: query, in: table)
+        pathCoversPredicate = AccessPath.covers(query.predicate, with: path, in: table)
         predicate = try query.predicate.map { try CompiledExpression($0, schema: table.schema) }
         ordering = try query.ordering.map {
             (try CompiledExpression($0.expression, schema: table.schema), $0.ascending)
@@ -67,7 +70,7 @@ struct QueryExecution {
     private mutating func visit(_ accept: (Row) -> Bool) {
         var visited = 0
         defer { rowsVisited += visited }
-        let predicate = self.predicate
+        let predicate = pathCoversPredicate ? nil : self.predicate
         func test(_ row: Row) -> Bool {
             visited += 1
             guard let predicate else { return true }

@@ -94,6 +94,30 @@ enum AccessPath: Equatable {
         return .fullScan
     }
 
+    /// Whether walking `path` yields exactly the rows `predicate` accepts, so that testing each
+    /// row again can be skipped: the predicate is one term, the one the range came from, with
+    /// a lower bound (the entries before it include the NULLs, which no comparison accepts).
+    /// The entries are ordered by SQLite's comparison of the stored values, which is how the
+    /// term itself compares them.
+    static func covers(_ predicate: QueryExpression?, with path: AccessPath, in table: MemoryTable) -> Bool {
+        let terms = conjuncts(of: predicate)
+        guard terms.count == 1, let (column, constraint) = constraint(in: terms[0], schema: table.schema) else {
+            return false
+        }
+        switch constraint {
+        case .equal, .isNull, .range(lower: .some, upper: _): break
+        default: return false
+        }
+        switch path {
+        case .indexRange(let index, let lower, _):
+            return lower != nil && table.indexes[index].columns.first == column
+        case .keyRange(let lower, _):
+            return lower != nil && column == 0
+        default:
+            return false
+        }
+    }
+
     private enum Constraint {
         case equal(Value)
         case oneOf([Value])
