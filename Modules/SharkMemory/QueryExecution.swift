@@ -25,6 +25,22 @@ struct QueryExecution {
         }
     }
 
+    /// Calls `body` with each matching row, in the access path's order: for queries that do
+    /// not require an order (``EntityQuery/requiresOrder``), which have no window either.
+    mutating func forEachMatch(_ body: (Row) throws -> Void) throws {
+        var failure: (any Error)?
+        visit { row in
+            do {
+                try body(row)
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+    }
+
     /// The matching rows, in order, after offset and limit.
     mutating func rows() -> [Row] {
         // SQLite reads a negative offset as none, and a negative limit as no limit.
