@@ -188,6 +188,22 @@ final class MemoryConnection: DriverConnection {
         return count
     }
 
+    func aggregate(
+        _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema
+    ) throws -> Value {
+        let table = try self.table(schema.name)
+        var execution = try QueryExecution(query, over: table)
+        let value = try CompiledExpression(expression, schema: table.schema)
+        var aggregation = Aggregation(function)
+        if query.requiresOrder {
+            for row in execution.rows() { aggregation.add(value.value(row)) }
+        } else {
+            try execution.forEachMatch { row in aggregation.add(value.value(row)) }
+        }
+        driver.countVisits(execution.rowsVisited)
+        return try aggregation.result(describing: expression)
+    }
+
     // MARK: Helpers
 
     private func current() throws -> MemoryDatabaseState {

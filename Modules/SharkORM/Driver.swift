@@ -76,6 +76,13 @@
     func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws
     /// Counts the rows that match `query` (limit and offset applied).
     func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int
+    /// Computes `function` of `expression` over the rows that match `query` (its window
+    /// taken in its order), with SQLite's rules (see ``AggregateFunction``): NULL when no
+    /// non-NULL value, ``SharkError/invalidValue(_:)`` when an integer sum overflows.
+    func aggregate(
+        _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery,
+        schema: EntitySchema
+    ) throws -> Value
 }
 
 @_spi(SharkDriver) extension DriverConnection {

@@ -11,7 +11,7 @@ extension Query {
     public func exists() throws -> Bool {
         if let problem { throw problem }
         var probe = description
-        probe.limit = min(probe.limit ?? 1, 1)
+        probe.limit = Swift.min(probe.limit ?? 1, 1)
         let schema = try store.preparedSchema(for: Root.self)
         return try store.withReader { try $0.count(probe, schema: schema) } > 0
     }

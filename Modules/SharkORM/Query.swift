@@ -48,14 +48,14 @@ public struct Query<Root: Model>: Sendable {
     /// Returns at most `count` objects.
     public func limit(_ count: Int) -> Query {
         var copy = self
-        copy.description.limit = max(0, count)
+        copy.description.limit = Swift.max(0, count)
         return copy
     }
 
     /// Skips the first `count` objects.
     public func offset(_ count: Int) -> Query {
         var copy = self
-        copy.description.offset = max(0, count)
+        copy.description.offset = Swift.max(0, count)
         return copy
     }
 

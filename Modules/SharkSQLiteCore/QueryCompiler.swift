@@ -73,6 +73,26 @@ struct QueryCompiler {
         return "SELECT count(*) FROM (SELECT 1 " + inner + ")"
     }
 
+    /// `SELECT sum(expression) FROM t WHERE …`; over a window, the aggregate of a subquery
+    /// that takes the window in the query's order.
+    mutating func aggregate(
+        _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery,
+        statements: EntityStatements
+    ) -> String {
+        var value = ""
+        append(expression, to: &value)
+        if query.limit == nil && query.offset == nil {
+            var sql = "SELECT \(function.rawValue)(" + value + ") FROM " + statements.table
+            if let predicate = query.predicate {
+                sql += " WHERE "
+                append(predicate, to: &sql)
+            }
+            return sql
+        }
+        return "SELECT \(function.rawValue)(shark_value) FROM ("
+            + select(query, statements: statements, columns: value + " AS shark_value") + ")"
+    }
+
     private mutating func appendLimit(_ query: EntityQuery, to sql: inout String) {
         if query.limit != nil || query.offset != nil {
             sql += " LIMIT ?"

@@ -170,6 +170,25 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         return Int(count)
     }
 
+    package func aggregate(
+        _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema
+    ) throws -> Value {
+        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
+        let text = compiler.aggregate(function, of: expression, query, statements: statements(for: schema))
+        var result = Value.null
+        do {
+            try connection.withStatement(text) { statement in
+                try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
+                    result = row.value(at: 0)
+                }
+            }
+        } catch SharkError.driver(code: 1, message: "integer overflow", sql: _) {
+            throw SharkError.invalidValue(
+                "integer overflow: the \(function.rawValue) of \(expression) does not fit in 64 bits")
+        }
+        return result
+    }
+
     package func executeRaw(_ sql: String, arguments: [Value], protecting protected: Set<String>) throws -> RawResult {
         let statement = try connection.prepareSingleStatement(sql)
         let foldedProtected = Set(protected.map(EntitySchema.folded))

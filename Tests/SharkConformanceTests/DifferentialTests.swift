@@ -232,7 +232,22 @@ struct DifferentialRun {
         if !a.description.requiresOrder { (left, right) = (left.sorted(), right.sorted()) }
         if left != right { return "query \(a.description): \(left) / \(right)" }
         let (countA, countB) = (try a.count(), try b.count())
-        return countA == countB ? nil : "count \(a.description): \(countA) / \(countB)"
+        if countA != countB { return "count \(a.description): \(countA) / \(countB)" }
+        let function = [AggregateFunction.sum, .average, .minimum, .maximum].randomElement(using: &random)!
+        let column = ["name", "age", "score", "flag", "code", "note"].randomElement(using: &random)!
+        let aggregateA = try a.aggregate(function, of: .column(column))
+        let aggregateB = try b.aggregate(function, of: .column(column))
+        return Self.same(aggregateA, aggregateB)
+            ? nil : "\(function.rawValue)(\(column)) of \(a.description): \(aggregateA) / \(aggregateB)"
+    }
+
+    /// Equal values; reals within a rounding error, since the engines may add them in
+    /// different orders.
+    static func same(_ a: Value, _ b: Value) -> Bool {
+        if case .real(let x) = a, case .real(let y) = b {
+            return x == y || abs(x - y) <= 1e-9 * Swift.max(abs(x), abs(y))
+        }
+        return a == b
     }
 
     /// Every stored row of both stores, compared.

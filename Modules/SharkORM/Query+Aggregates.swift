@@ -1,0 +1,117 @@
+/// Aggregates of a property over a query's matches, computed by the engine (an SQL aggregate;
+/// the memory engine without building objects). See ``AggregateFunction`` for the rules.
+/// A query with a limit or an offset aggregates that window, taken in its order.
+extension Query {
+    /// The sum of a property over the matches; nil when nothing matches.
+    ///
+    /// ```swift
+    /// let payroll = try Employee.query(in: store).where(\.active == true).sum(\.salary)
+    /// ```
+    public func sum<V: ColumnConvertible & AdditiveArithmetic>(_ keyPath: KeyPath<Root, V>) throws -> V? {
+        try typed(.sum, keyPath, as: V.self)
+    }
+
+    /// The sum of an optional property, its nils skipped.
+    public func sum<V: ColumnConvertible & AdditiveArithmetic>(_ keyPath: KeyPath<Root, V?>) throws -> V? {
+        try typed(.sum, keyPath, as: V.self)
+    }
+
+    /// The average of a property over the matches, as a `Double`; nil when nothing matches.
+    ///
+    /// ```swift
+    /// let meanAge = try Person.query(in: store).average(\.age)
+    /// ```
+    public func average<V: ColumnConvertible & AdditiveArithmetic>(_ keyPath: KeyPath<Root, V>) throws -> Double? {
+        try typed(.average, keyPath, as: Double.self)
+    }
+
+    /// The average of an optional property, its nils skipped.
+    public func average<V: ColumnConvertible & AdditiveArithmetic>(_ keyPath: KeyPath<Root, V?>) throws -> Double? {
+        try typed(.average, keyPath, as: Double.self)
+    }
+
+    /// The smallest value of a property among the matches; nil when nothing matches.
+    ///
+    /// ```swift
+    /// let firstName = try Person.query(in: store).min(\.name)
+    /// ```
+    public func min<V: ColumnConvertible & Comparable>(_ keyPath: KeyPath<Root, V>) throws -> V? {
+        try typed(.minimum, keyPath, as: V.self)
+    }
+
+    /// The smallest non-nil value of an optional property.
+    public func min<V: ColumnConvertible & Comparable>(_ keyPath: KeyPath<Root, V?>) throws -> V? {
+        try typed(.minimum, keyPath, as: V.self)
+    }
+
+    /// The largest value of a property among the matches; nil when nothing matches.
+    public func max<V: ColumnConvertible & Comparable>(_ keyPath: KeyPath<Root, V>) throws -> V? {
+        try typed(.maximum, keyPath, as: V.self)
+    }
+
+    /// The largest non-nil value of an optional property.
+    public func max<V: ColumnConvertible & Comparable>(_ keyPath: KeyPath<Root, V?>) throws -> V? {
+        try typed(.maximum, keyPath, as: V.self)
+    }
+
+    /// An aggregate of any expression over the columns, as the engine returns it: for callers
+    /// that build expressions themselves.
+    ///
+    /// ```swift
+    /// let total = try query.aggregate(.sum, of: .arithmetic(.multiply, .column("price"), .column("quantity")))
+    /// ```
+    public func aggregate(_ function: AggregateFunction, of expression: QueryExpression) throws -> Value {
+        if let problem { throw problem }
+        if let problem = expression.nestingProblem(depth: expression.nestingDepth) { throw problem }
+        let schema = try store.preparedSchema(for: Root.self)
+        return try store.withReader { try $0.aggregate(function, of: expression, description, schema: schema) }
+    }
+
+    private func typed<V: ColumnConvertible>(_ function: AggregateFunction, _ keyPath: AnyKeyPath, as: V.Type)
+        throws -> V?
+    {
+        let column = try QueryPredicate<Root>.column(keyPath)
+        let value = try aggregate(function, of: column)
+        return value.isNull ? nil : try V(columnValue: value)
+    }
+}
+
+extension Query {
+    /// ``sum(_:)-(KeyPath<Root,V>)`` on one of the store's reader threads.
+    public func sum<V: ColumnConvertible & AdditiveArithmetic & Sendable>(_ keyPath: KeyPath<Root, V> & Sendable)
+        async throws -> V?
+    {
+        let query = self
+        return try await store.readerThreads.run { try query.sum(keyPath) }
+    }
+
+    /// ``average(_:)-(KeyPath<Root,V>)`` on one of the store's reader threads.
+    public func average<V: ColumnConvertible & AdditiveArithmetic & Sendable>(_ keyPath: KeyPath<Root, V> & Sendable)
+        async throws -> Double?
+    {
+        let query = self
+        return try await store.readerThreads.run { try query.average(keyPath) }
+    }
+
+    /// ``min(_:)-(KeyPath<Root,V>)`` on one of the store's reader threads.
+    public func min<V: ColumnConvertible & Comparable & Sendable>(_ keyPath: KeyPath<Root, V> & Sendable)
+        async throws -> V?
+    {
+        let query = self
+        return try await store.readerThreads.run { try query.min(keyPath) }
+    }
+
+    /// ``max(_:)-(KeyPath<Root,V>)`` on one of the store's reader threads.
+    public func max<V: ColumnConvertible & Comparable & Sendable>(_ keyPath: KeyPath<Root, V> & Sendable)
+        async throws -> V?
+    {
+        let query = self
+        return try await store.readerThreads.run { try query.max(keyPath) }
+    }
+
+    /// ``aggregate(_:of:)`` on one of the store's reader threads.
+    public func aggregate(_ function: AggregateFunction, of expression: QueryExpression) async throws -> Value {
+        let query = self
+        return try await store.readerThreads.run { try query.aggregate(function, of: expression) }
+    }
+}
