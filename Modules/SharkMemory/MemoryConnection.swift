@@ -204,6 +204,28 @@ final class MemoryConnection: DriverConnection {
         return try aggregation.result(describing: expression)
     }
 
+    func distinctValues(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws
+        -> [Value]
+    {
+        let table = try self.table(schema.name)
+        var execution = try QueryExecution(query, over: table)
+        let value = try CompiledExpression(expression, schema: table.schema)
+        var values: [Value] = []
+        if query.requiresOrder {
+            for row in execution.rows() { values.append(value.value(row)) }
+        } else {
+            try execution.forEachMatch { row in values.append(value.value(row)) }
+        }
+        driver.countVisits(execution.rowsVisited)
+        // Sorted in SQLite's order, then one of each run of values SQLite calls equal.
+        values.sort { SQLiteSemantics.compare($0, $1) < 0 }
+        var distinct: [Value] = []
+        for candidate in values where distinct.last.map({ SQLiteSemantics.compare($0, candidate) != 0 }) ?? true {
+            distinct.append(candidate)
+        }
+        return distinct
+    }
+
     // MARK: Helpers
 
     private func current() throws -> MemoryDatabaseState {

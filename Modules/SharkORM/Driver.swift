@@ -83,6 +83,11 @@
         _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery,
         schema: EntitySchema
     ) throws -> Value
+    /// The distinct values of `expression` over the rows that match `query` (its window taken
+    /// in its order), ascending in SQLite's order, NULL first; values SQLite compares as equal
+    /// (`1` and `1.0`) count once.
+    func distinctValues(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws
+        -> [Value]
 }
 
 @_spi(SharkDriver) extension DriverConnection {

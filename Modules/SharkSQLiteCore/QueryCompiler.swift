@@ -93,6 +93,24 @@ struct QueryCompiler {
             + select(query, statements: statements, columns: value + " AS shark_value") + ")"
     }
 
+    /// `SELECT DISTINCT expression AS v FROM t WHERE … ORDER BY v`; over a window, of a
+    /// subquery that takes the window in the query's order.
+    mutating func distinct(_ expression: QueryExpression, _ query: EntityQuery, statements: EntityStatements) -> String
+    {
+        var value = ""
+        append(expression, to: &value)
+        if query.limit == nil && query.offset == nil {
+            var sql = "SELECT DISTINCT " + value + " AS shark_value FROM " + statements.table
+            if let predicate = query.predicate {
+                sql += " WHERE "
+                append(predicate, to: &sql)
+            }
+            return sql + " ORDER BY shark_value"
+        }
+        return "SELECT DISTINCT shark_value FROM ("
+            + select(query, statements: statements, columns: value + " AS shark_value") + ") ORDER BY shark_value"
+    }
+
     private mutating func appendLimit(_ query: EntityQuery, to sql: inout String) {
         if query.limit != nil || query.offset != nil {
             sql += " LIMIT ?"

@@ -189,6 +189,20 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         return result
     }
 
+    package func distinctValues(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws
+        -> [Value]
+    {
+        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
+        let text = compiler.distinct(expression, query, statements: statements(for: schema))
+        var values: [Value] = []
+        try connection.withStatement(text) { statement in
+            try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
+                values.append(row.value(at: 0))
+            }
+        }
+        return values
+    }
+
     package func executeRaw(_ sql: String, arguments: [Value], protecting protected: Set<String>) throws -> RawResult {
         let statement = try connection.prepareSingleStatement(sql)
         let foldedProtected = Set(protected.map(EntitySchema.folded))

@@ -237,8 +237,13 @@ struct DifferentialRun {
         let column = ["name", "age", "score", "flag", "code", "note"].randomElement(using: &random)!
         let aggregateA = try a.aggregate(function, of: .column(column))
         let aggregateB = try b.aggregate(function, of: .column(column))
-        return Self.same(aggregateA, aggregateB)
-            ? nil : "\(function.rawValue)(\(column)) of \(a.description): \(aggregateA) / \(aggregateB)"
+        if !Self.same(aggregateA, aggregateB) {
+            return "\(function.rawValue)(\(column)) of \(a.description): \(aggregateA) / \(aggregateB)"
+        }
+        let (agesA, agesB) = (try a.distinct(\.age), try b.distinct(\.age))
+        if agesA != agesB { return "distinct ages of \(a.description): \(agesA) / \(agesB)" }
+        let (notesA, notesB) = (try a.distinct(\.note), try b.distinct(\.note))
+        return notesA == notesB ? nil : "distinct notes of \(a.description): \(notesA) / \(notesB)"
     }
 
     /// Equal values; reals within a rounding error, since the engines may add them in
