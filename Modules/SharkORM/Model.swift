@@ -140,6 +140,14 @@ public struct ModelState {
         dirty = ColumnSet()
     }
 
+    /// The object stands for a row stored in `store` and has `columns` to write to it (an
+    /// upsert over an existing row).
+    mutating func adopt(into store: Store, changing columns: ColumnSet) {
+        self.store = store
+        isPersisted = true
+        dirty = columns
+    }
+
     /// The object's row now holds its values (an update of the store it belongs to).
     @usableFromInline
     mutating func clearChanges() {

@@ -98,6 +98,30 @@ public struct QueryPredicate<Root: Model> {
         }
     }
 
+    /// `keyPath NOT LIKE pattern`. A nil never matches, as in SQL (NULL NOT LIKE … is unknown).
+    ///
+    /// ```swift
+    /// let notTests = try Person.query(in: store).where(.notLike(\.name, "test%")).fetch()
+    /// ```
+    public static func notLike(_ keyPath: KeyPath<Root, String>, _ pattern: String) -> QueryPredicate {
+        !like(keyPath, pattern)
+    }
+
+    /// `keyPath NOT LIKE pattern` on an optional string: nils never match.
+    public static func notLike(_ keyPath: KeyPath<Root, String?>, _ pattern: String) -> QueryPredicate {
+        !like(keyPath, pattern)
+    }
+
+    /// The property's value is none of `values`. As in SQL, a nil matches only when `values`
+    /// is empty (`x NOT IN ()` holds for every x).
+    ///
+    /// ```swift
+    /// let others = try Person.query(in: store).where(.notIn(\.age, [18, 21])).fetch()
+    /// ```
+    public static func notIn<V>(_ keyPath: KeyPath<Root, V>, _ values: some Sequence<V>) -> QueryPredicate {
+        !isIn(keyPath, values)
+    }
+
     /// `lower <= value <= upper`.
     public static func between<V: Comparable>(_ keyPath: KeyPath<Root, V>, _ lower: V, _ upper: V) -> QueryPredicate {
         build { () throws(SharkError) in

@@ -46,6 +46,22 @@ extension Store {
         try runOutermostTransaction { try $0.writeAll(objects, schema: schema) }
     }
 
+    /// Inserts `object`, or, when a row with its key is stored already, overwrites that row
+    /// with every one of the object's columns: for objects whose key the app chooses (`UUID`,
+    /// `String`), built from data received elsewhere. The hooks are those of what happens:
+    /// `willInsert`/`didInsert`, or `willUpdate`/`didUpdate`. An object with a store-assigned
+    /// `Int64` key still 0 is inserted.
+    ///
+    /// ```swift
+    /// let setting = Setting(id: "theme", value: "dark")
+    /// try store.upsert(setting)      // inserted, or the stored "theme" overwritten
+    /// ```
+    public func upsert<M: Model>(_ object: M) throws {
+        let schema = try preparedSchema(for: M.self)
+        if let open = try activeTransaction() { return try open.upsert(object) }
+        try runOutermostTransaction { try $0.upsert(object, schema: schema) }
+    }
+
     /// Removes `object` from the store. It keeps its values and can be committed again.
     ///
     /// ```swift

@@ -28,6 +28,26 @@ extension WriteTransaction {
         }
     }
 
+    /// Inserts `object`, or overwrites the stored row that has its key already (see
+    /// ``Store/upsert(_:)``).
+    func upsert<M: Model>(_ object: M, schema: EntitySchema) throws {
+        let state = object._$shark
+        if state.isPersisted && state.store === store { return try write(object, schema: schema) }
+        let key = object.id.columnValue
+        if schema.keyKind == .autoIncrement && key == .integer(0) { return try write(object, schema: schema) }
+        var stored = false
+        try writer.read(.key(key), schema: schema) { _ in stored = true }
+        guard stored else { return try write(object, schema: schema) }
+        // The row exists: an update of every column. The object is remembered as it is, a new
+        // object, so a rollback gives it back unchanged rather than reloading the row's values.
+        store.transactions.remember(object, state: state, in: store)
+        var columns = ColumnSet()
+        for column in 1..<schema.columns.count { columns.insert(Int32(column)) }
+        object._$shark.adopt(into: store, changing: columns)
+        guard !columns.isEmpty else { return object._$shark.didWrite(to: store) }
+        try update(object, state: object._$shark, schema: schema)
+    }
+
     private func insert<M: Model>(_ object: M, state: ModelState, schema: EntitySchema) throws {
         let key = object.id.columnValue
         let assignsKey = schema.keyKind == .autoIncrement && key == .integer(0)

@@ -67,6 +67,13 @@ public final class WriteTransaction: ScopedTransaction, @unchecked Sendable {
         try transaction { savepoint in try savepoint.writeAll(objects, schema: schema) }
     }
 
+    /// Inserts `object` or overwrites the stored row with its key (see ``Store/upsert(_:)``).
+    public func upsert<M: Model>(_ object: M) throws {
+        try checkUsable()
+        let schema = try store.preparedSchema(for: M.self)
+        try upsert(object, schema: schema)
+    }
+
     /// Removes `object` (see ``Store/remove(_:)``).
     public func remove<M: Model>(_ object: M) throws {
         try checkUsable()

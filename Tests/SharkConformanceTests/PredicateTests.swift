@@ -1,0 +1,27 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import Testing
+
+/// Typed predicates beyond comparisons, with SQL's treatment of NULL, on every driver.
+@Suite("Predicates")
+struct PredicateTests {
+    @Test("notLike and notIn never match NULL, but NOT IN () matches everything", arguments: TestDriver.allCases)
+    func negations(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = try QueryResultsTests.people(in: store)  // Ada 36, Alan 41, Grace 85, Edsger 72, Barbara 36
+        people[0].email = "ada@example.com"
+        people[1].email = "alan@test.org"
+        try store.commit(people)
+        func names(_ predicate: QueryPredicate<Person>) throws -> [String] {
+            try Person.query(in: store).where(predicate).orderBy(\.name).fetch().map(\.name)
+        }
+        #expect(try names(.notLike(\.name, "a%")) == ["Barbara", "Edsger", "Grace"])
+        #expect(try names(.notLike(\.email, "%example%")) == ["Alan"])  // the nils match neither
+        #expect(try names(.like(\.email, "%example%")) == ["Ada"])
+        #expect(try names(.notIn(\.age, [36, 85])) == ["Alan", "Edsger"])
+        #expect(try names(.notIn(\.age, [Int]())) == ["Ada", "Alan", "Barbara", "Edsger", "Grace"])
+        #expect(try names(.notIn(\.email, ["ada@example.com"])) == ["Alan"])
+        #expect(try names(.notIn(\.email, [String?]())) == ["Ada", "Alan", "Barbara", "Edsger", "Grace"])
+    }
+}

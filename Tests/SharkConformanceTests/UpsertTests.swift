@@ -1,0 +1,71 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import Testing
+
+/// `upsert`: insert, or overwrite the row that has the object's key, on every driver.
+@Suite("Upsert")
+struct UpsertTests {
+    @Test("a String key: inserted first, overwritten after", arguments: TestDriver.allCases)
+    func stringKeys(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.upsert(Setting(id: "theme", value: "light"))
+        try store.upsert(Setting(id: "theme", value: "dark"))  // another object, the same key
+        try store.upsert(Setting(id: "font", value: "serif"))
+        #expect(
+            try Setting.query(in: store).orderBy(\.id).fetch().map { "\($0.id)=\($0.value)" } == [
+                "font=serif", "theme=dark",
+            ])
+    }
+
+    @Test("a UUID key, through the hooks of what happens", arguments: TestDriver.allCases)
+    func uuidKeys(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let original = Note(text: "first")
+        try store.upsert(original)
+        let replacement = Note(text: "second")
+        replacement.id = original.id
+        try store.upsert(replacement)
+        #expect(try Note.query(in: store).count() == 1)
+        #expect(try store.find(Note.self, id: original.id)?.text == "second")
+        #expect(replacement.isPersisted && !replacement.hasChanges)
+        replacement.text = "third"
+        try store.upsert(replacement)  // persisted now: an ordinary commit
+        #expect(try store.find(Note.self, id: original.id)?.text == "third")
+    }
+
+    @Test("a rollback gives the object back as it was, unsaved", arguments: TestDriver.allCases)
+    func rollback(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.upsert(Setting(id: "theme", value: "light"))
+        let incoming = Setting(id: "theme", value: "dark")
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try store.write { tx in
+                try tx.upsert(incoming)
+                #expect(try tx.find(Setting.self, id: "theme")?.value == "dark")
+                throw Abort()
+            }
+        }
+        #expect(try store.find(Setting.self, id: "theme")?.value == "light")
+        #expect(!incoming.isPersisted && incoming.value == "dark")
+        try store.upsert(incoming)
+        #expect(try store.find(Setting.self, id: "theme")?.value == "dark")
+    }
+
+    @Test("hooks: willInsert for a new row, willUpdate over a stored one", arguments: TestDriver.allCases)
+    func hooks(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let ada = Person(name: "Ada", age: 36, payrollNumber: 1)
+        try store.upsert(ada)  // Int64 key 0: an insert
+        let copy = Person(name: "Ada Lovelace", age: 37, payrollNumber: 1)
+        copy._sharkAssignKey(ada.id)  // the key of a stored row, as data from elsewhere would carry it
+        try store.upsert(copy)
+        #expect(ada.events == ["willInsert", "didInsert"])
+        #expect(copy.events == ["willUpdate", "didUpdate"])
+        #expect(try Person.query(in: store).fetch().map(\.name) == ["Ada Lovelace"])
+    }
+}
