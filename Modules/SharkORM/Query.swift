@@ -12,7 +12,7 @@ public struct Query<Root: Model>: Sendable {
     /// The store the query runs against.
     public let store: Store
     /// The AST the drivers receive.
-    @_spi(SharkDriver) public private(set) var description: EntityQuery
+    @_spi(SharkDriver) public internal(set) var description: EntityQuery
     /// Why the query cannot run, if a predicate or ordering was invalid; running it throws.
     public private(set) var problem: SharkError?
 
