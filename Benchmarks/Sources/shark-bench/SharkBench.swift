@@ -55,7 +55,26 @@ struct SharkBench: ParsableCommand {
     @Flag(help: "Print the tables as Markdown.")
     var markdown = false
 
+    @Option(
+        help:
+            "Instead of the workloads: fill a SQLite store with this many rows and report the peak memory of iterating it with batch(size:)."
+    )
+    var batchMemory: Int?
+
+    @Option(help: "The window of --batch-memory.")
+    var batchSize = 1_000
+
+    @Option(help: .hidden)
+    var batchIterate: String?
+
     mutating func run() throws {
+        if let path = batchIterate { return try BatchMemory.iterate(path: path, size: batchSize) }
+        if let rows = batchMemory {
+            let folder =
+                directory
+                ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
+            return try BatchMemory.measure(rows: rows, size: batchSize, directory: folder)
+        }
         let folder =
             directory
             ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())

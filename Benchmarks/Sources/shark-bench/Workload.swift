@@ -71,6 +71,11 @@ struct InputRow {
         (0..<count).map(row)
     }
 
+    /// Rows `start ..< start + count`, for filling a large store a chunk at a time.
+    static func make(from start: Int, count: Int) -> [InputRow] {
+        (start..<start + count).map(row)
+    }
+
     private static func row(_ n: Int) -> InputRow {
         let note: String? = n % 5 == 0 ? nil : "note \(n)"
         let date = Date(timeIntervalSinceReferenceDate: Double(n) * 60)
