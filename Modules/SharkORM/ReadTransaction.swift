@@ -87,6 +87,8 @@ extension Store {
     /// the calling code, or a reader of the driver's.
     func withReader<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
         try checkOpen()
+        // The common case, no transaction open around the caller: one task-local read.
+        if TransactionScope.open.isEmpty { return try driver.read(body) }
         if try activeTransaction() != nil { return try body(driver.writer) }
         if let snapshot = try TransactionScope.current(ReadTransaction.self, of: self) {
             return try body(snapshot.connection)

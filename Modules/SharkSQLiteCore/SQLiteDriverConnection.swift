@@ -146,7 +146,10 @@ package final class SQLiteDriverConnection: RawSQLConnection {
             if sql.preparedFindByKey == nil {
                 sql.preparedFindByKey = try connection.cachedStatement(sql.selectByKey)
             }
-            try sql.preparedFindByKey!.run([key], entity: schema.name) { row in try body(row) }
+            let statement = sql.preparedFindByKey!
+            let binder = statement.binder()
+            binder.write(key, at: 1)
+            try statement.run(binder, entity: schema.name) { row in try body(row) }
         case .query(let query):
             var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
             let text = compiler.select(query, statements: sql, columns: sql.selectColumns)
