@@ -18,6 +18,8 @@ protocol Backend: AnyObject {
     func updateAll() throws
     /// Looks each key up; returns how many were found.
     func lookups(_ keys: [Int64]) throws -> Int
+    /// The sum of `h` over every row.
+    func sumOfH() throws -> Int64
     /// Closes the database and removes its files.
     func close()
 }

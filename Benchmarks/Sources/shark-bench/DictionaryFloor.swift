@@ -44,6 +44,10 @@ final class DictionaryFloor: Backend {
         return found
     }
 
+    func sumOfH() throws -> Int64 {
+        rows.values.reduce(0) { $0 + $1.h }
+    }
+
     func close() { rows = [:] }
 
     private func object(_ key: Int64, _ stored: Stored) -> PlainRow10 {

@@ -74,6 +74,10 @@ final class GRDBBackend: Backend {
         }
     }
 
+    func sumOfH() throws -> Int64 {
+        try pool.read { db in try Int64.fetchOne(db, Row10Record.select(sum(Column("h")))) ?? 0 }
+    }
+
     func close() {
         try? pool.close()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }

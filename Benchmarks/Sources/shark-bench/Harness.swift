@@ -57,6 +57,15 @@ final class Harness {
         try step(.lookup, kind) {
             try expect(backend.lookups(input.lookupKeys), input.lookupKeys.count, "lookup", kind)
         }
+        let expectedSum = input.rows.reduce(Int64(0)) { $0 + $1.h }
+        try step(.aggregate, kind) {
+            for _ in 0..<20 {
+                let sum = try backend.sumOfH()
+                guard sum == expectedSum else {
+                    throw BenchError.wrongResult("\(kind.title) sum: \(sum), expected \(expectedSum)")
+                }
+            }
+        }
     }
 
     /// Runs one workload: timed (and counted by callgrind) when selected, plainly otherwise,

@@ -150,6 +150,13 @@ final class RawDatabase: Backend {
         return rows
     }
 
+    func sumOfH() -> Int64 {
+        let statement = prepare("SELECT sum(h) FROM Row10")
+        defer { _ = api.pointee.finalize(statement) }
+        guard shark_step(api, statement) == SHARK_SQLITE_ROW else { return 0 }
+        return shark_column_int64(api, statement, 0)
+    }
+
     /// The current row as an object.
     private func row(_ statement: OpaquePointer) -> PlainRow10 {
         let row = PlainRow10()

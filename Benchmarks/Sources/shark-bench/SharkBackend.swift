@@ -47,6 +47,10 @@ final class SharkBackend: Backend {
         return found
     }
 
+    func sumOfH() throws -> Int64 {
+        try Row10.query(in: store).sum(\.h) ?? 0
+    }
+
     func close() {
         store.close()
         cleanup()

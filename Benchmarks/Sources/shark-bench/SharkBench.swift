@@ -38,7 +38,7 @@ struct SharkBench: ParsableCommand {
     var backends: [BackendKind] = BackendKind.allCases
 
     @Option(
-        help: "Comma-separated workloads to time: W1, W2, W3, W4, L (the others still run, untimed).",
+        help: "Comma-separated workloads to time: W1, W2, W3, W4, L, A (the others still run, untimed).",
         transform: { text in
             try text.split(separator: ",").map { name in
                 guard let workload = Workload(rawValue: String(name)) else {

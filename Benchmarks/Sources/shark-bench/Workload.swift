@@ -13,6 +13,8 @@ enum Workload: String, CaseIterable, Sendable {
     case update = "W4"
     /// 1,000 point lookups by key.
     case lookup = "L"
+    /// The sum of a column over every row, 20 times.
+    case aggregate = "A"
 
     var title: String {
         switch self {
@@ -21,6 +23,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .range: "W3 100 indexed ranges"
         case .update: "W4 update one column of every row"
         case .lookup: "1,000 point lookups by key"
+        case .aggregate: "20 sums of a column over all rows"
         }
     }
 }
