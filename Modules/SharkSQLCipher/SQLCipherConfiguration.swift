@@ -31,6 +31,14 @@ extension StoreConfiguration {
         return makeSQLCipher(path: path, key: key, pageSize: 4096, maximumReaders: 4, temporary: true)
     }
 
+    /// The page cache of each SQLCipher connection, in SQLite's negative-means-KiB form:
+    /// 16 MiB where SQLite's default is 2 MiB. Every page read from the file is decrypted and
+    /// authenticated, so a page evicted from a small cache costs a decryption each time it is
+    /// read again: a scan of a 10 MB table repeated (an aggregate, a fetch of everything) ran
+    /// 2.7× slower than on SQLite with the default cache, and about as fast with this one. The
+    /// cache only grows as pages are read, so a small database never uses it.
+    static let cipherCacheSize = -16_384
+
     private static func makeSQLCipher(
         path: String, key: SQLCipherKey, pageSize: Int, maximumReaders: Int, temporary: Bool
     ) -> StoreConfiguration {
@@ -42,6 +50,7 @@ extension StoreConfiguration {
                 removesFileOnClose: temporary
             ) { connection, role in
                 try keying.key(connection, role: role)
+                try connection.execute("PRAGMA cache_size = \(Self.cipherCacheSize)")
             }
             keying.prepareReaders(using: driver.writerSQLConnection)
             return SQLCipherDriver(driver, keying: keying)

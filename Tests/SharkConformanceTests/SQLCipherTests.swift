@@ -44,6 +44,16 @@ struct SQLCipherTests {
         #expect(try !containsMarker(secret.path))
     }
 
+    @Test("every connection gets the larger page cache that spares re-decrypting pages")
+    func pageCache() throws {
+        let store = try TestDriver.sqlcipher.makeStore()
+        defer { store.close() }
+        try store.commit(Note(text: "warm"))
+        #expect(try store.rows("PRAGMA cache_size").rows == [[.integer(-16_384)]])  // a reader
+        let writerCache = try store.write { _ in try store.rows("PRAGMA cache_size").rows }
+        #expect(writerCache == [[.integer(-16_384)]])  // the writer
+    }
+
     @Test("a wrong key and a plain database fail with typed errors")
     func wrongKeys() throws {
         let file = TemporaryPath()
