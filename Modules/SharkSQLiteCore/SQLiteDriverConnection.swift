@@ -5,6 +5,8 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     /// The underlying connection.
     package let connection: SQLiteConnection
     private var entityStatements: [String: EntityStatements] = [:]
+    /// For readers: the generation of the pool that opened it (see `ReaderPool`).
+    var poolGeneration = 0
     /// The entity written or read last: a bulk write asks for the same one object after
     /// object, and comparing a schema with itself is cheaper than hashing its name.
     private var lastStatements: EntityStatements?

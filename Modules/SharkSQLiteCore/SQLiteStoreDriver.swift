@@ -133,12 +133,14 @@ package enum ConnectionRole: Sendable {
 /// Reader connections, opened on demand up to a capacity and reused.
 final class ReaderPool: @unchecked Sendable {
     private let condition = NSCondition()
-    private var idle: [SQLiteDriverConnection] = []
-    private var open = 0
+    // Unchecked: every access happens with `condition` locked, which is the exclusivity that
+    // matters; the run-time checks cost more than the rest of a point lookup's checkout.
+    @exclusivity(unchecked) private var idle: [SQLiteDriverConnection] = []
+    @exclusivity(unchecked) private var open = 0
     private let capacity: Int
-    /// Bumped by `discardAll`; readers of an older generation are closed when given back.
-    private var generation = 0
-    private var generations: [ObjectIdentifier: Int] = [:]
+    /// Bumped by `discardAll`; readers of an older generation (`poolGeneration`) are closed
+    /// when given back.
+    @exclusivity(unchecked) private var generation = 0
     private let make: () throws -> SQLiteDriverConnection
 
     init(capacity: Int, make: @escaping () throws -> SQLiteDriverConnection) {
@@ -158,9 +160,7 @@ final class ReaderPool: @unchecked Sendable {
         condition.unlock()
         do {
             let reader = try make()
-            condition.lock()
-            generations[ObjectIdentifier(reader)] = current
-            condition.unlock()
+            reader.poolGeneration = current
             return reader
         } catch {
             condition.lock()
@@ -173,10 +173,9 @@ final class ReaderPool: @unchecked Sendable {
 
     func give(back reader: SQLiteDriverConnection) {
         condition.lock()
-        if generations[ObjectIdentifier(reader)] == generation {
+        if reader.poolGeneration == generation {
             idle.append(reader)
         } else {
-            generations[ObjectIdentifier(reader)] = nil
             reader.connection.close()
             open -= 1
         }
@@ -187,10 +186,7 @@ final class ReaderPool: @unchecked Sendable {
     func discardAll() {
         condition.lock()
         generation += 1
-        for reader in idle {
-            generations[ObjectIdentifier(reader)] = nil
-            reader.connection.close()
-        }
+        for reader in idle { reader.connection.close() }
         open -= idle.count
         idle.removeAll()
         condition.signal()
