@@ -191,32 +191,16 @@ final class MemoryConnection: DriverConnection {
     func aggregate(
         _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema
     ) throws -> Value {
-        let table = try self.table(schema.name)
-        var execution = try QueryExecution(query, over: table)
-        let value = try CompiledExpression(expression, schema: table.schema)
         var aggregation = Aggregation(function)
-        if query.requiresOrder {
-            for row in execution.rows() { aggregation.add(value.value(row)) }
-        } else {
-            try execution.forEachMatch { row in aggregation.add(value.value(row)) }
-        }
-        driver.countVisits(execution.rowsVisited)
+        try forEachValue(of: expression, query, schema: schema) { aggregation.add($0) }
         return try aggregation.result(describing: expression)
     }
 
     func distinctValues(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws
         -> [Value]
     {
-        let table = try self.table(schema.name)
-        var execution = try QueryExecution(query, over: table)
-        let value = try CompiledExpression(expression, schema: table.schema)
         var values: [Value] = []
-        if query.requiresOrder {
-            for row in execution.rows() { values.append(value.value(row)) }
-        } else {
-            try execution.forEachMatch { row in values.append(value.value(row)) }
-        }
-        driver.countVisits(execution.rowsVisited)
+        try forEachValue(of: expression, query, schema: schema) { values.append($0) }
         // Sorted in SQLite's order, then one of each run of values SQLite calls equal.
         values.sort { SQLiteSemantics.compare($0, $1) < 0 }
         var distinct: [Value] = []
@@ -224,6 +208,23 @@ final class MemoryConnection: DriverConnection {
             distinct.append(candidate)
         }
         return distinct
+    }
+
+    /// Calls `body` with the value of `expression` for each row `query` matches (its window
+    /// taken in its order), without building objects.
+    private func forEachValue(
+        of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema, _ body: (Value) -> Void
+    ) throws {
+        let table = try self.table(schema.name)
+        var execution = try QueryExecution(query, over: table)
+        let value = try CompiledExpression(expression, schema: table.schema)
+        // Only a window depends on the order; a sort for anything else would be wasted.
+        if query.limit != nil || query.offset != nil {
+            for row in execution.rows() { body(value.value(row)) }
+        } else {
+            try execution.forEachMatch { row in body(value.value(row)) }
+        }
+        driver.countVisits(execution.rowsVisited)
     }
 
     // MARK: Helpers

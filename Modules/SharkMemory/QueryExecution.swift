@@ -25,8 +25,8 @@ struct QueryExecution {
         }
     }
 
-    /// Calls `body` with each matching row, in the access path's order: for queries that do
-    /// not require an order (``EntityQuery/requiresOrder``), which have no window either.
+    /// Calls `body` with each matching row, in the access path's order, ignoring any window:
+    /// for callers whose query has none and to whom the order does not matter.
     mutating func forEachMatch(_ body: (Row) throws -> Void) throws {
         var failure: (any Error)?
         visit { row in

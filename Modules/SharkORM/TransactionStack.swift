@@ -89,15 +89,6 @@ final class TransactionStack: @unchecked Sendable {
         let stamp = levels[last].stamp
         guard state.rememberedBy != stamp else { return }
         object._$shark.rememberedBy = stamp
-        addRestorer(for: object, state: state, in: store)
-    }
-
-    /// Records how to restore `object` from `state` at the innermost level, unconditionally:
-    /// for bulk commits, which mark their objects with the level's stamp themselves and
-    /// record only the objects the driver wrote.
-    @usableFromInline
-    func addRestorer<M: Model>(for object: M, state: ModelState, in store: Store) {
-        let last = levels.count - 1
         if state.isPersisted && state.store === store {
             levels[last].restorers.append(.reload(object))
         } else {

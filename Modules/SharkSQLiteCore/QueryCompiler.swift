@@ -73,42 +73,33 @@ struct QueryCompiler {
         return "SELECT count(*) FROM (SELECT 1 " + inner + ")"
     }
 
-    /// `SELECT sum(expression) FROM t WHERE …`; over a window, the aggregate of a subquery
-    /// that takes the window in the query's order.
+    /// `SELECT sum(v) FROM (…)` over the values of `expression` for the matching rows.
     mutating func aggregate(
         _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery,
         statements: EntityStatements
     ) -> String {
-        var value = ""
-        append(expression, to: &value)
-        if query.limit == nil && query.offset == nil {
-            var sql = "SELECT \(function.rawValue)(" + value + ") FROM " + statements.table
-            if let predicate = query.predicate {
-                sql += " WHERE "
-                append(predicate, to: &sql)
-            }
-            return sql
-        }
-        return "SELECT \(function.rawValue)(shark_value) FROM ("
-            + select(query, statements: statements, columns: value + " AS shark_value") + ")"
+        "SELECT \(function.rawValue)(shark_value) FROM (" + values(of: expression, query, statements: statements) + ")"
     }
 
-    /// `SELECT DISTINCT expression AS v FROM t WHERE … ORDER BY v`; over a window, of a
-    /// subquery that takes the window in the query's order.
+    /// `SELECT DISTINCT v FROM (…) ORDER BY v` over the values of `expression` for the
+    /// matching rows.
     mutating func distinct(_ expression: QueryExpression, _ query: EntityQuery, statements: EntityStatements) -> String
+    {
+        "SELECT DISTINCT shark_value FROM (" + values(of: expression, query, statements: statements)
+            + ") ORDER BY shark_value"
+    }
+
+    /// `SELECT expression AS shark_value FROM t WHERE …`, with the query's window taken in
+    /// its order; without a window the ordering is dropped, as no result depends on it.
+    /// SQLite flattens this subquery into the statement around it.
+    private mutating func values(of expression: QueryExpression, _ query: EntityQuery, statements: EntityStatements)
+        -> String
     {
         var value = ""
         append(expression, to: &value)
-        if query.limit == nil && query.offset == nil {
-            var sql = "SELECT DISTINCT " + value + " AS shark_value FROM " + statements.table
-            if let predicate = query.predicate {
-                sql += " WHERE "
-                append(predicate, to: &sql)
-            }
-            return sql + " ORDER BY shark_value"
-        }
-        return "SELECT DISTINCT shark_value FROM ("
-            + select(query, statements: statements, columns: value + " AS shark_value") + ") ORDER BY shark_value"
+        var rows = query
+        if rows.limit == nil && rows.offset == nil { rows.ordering = [] }
+        return select(rows, statements: statements, columns: value + " AS shark_value")
     }
 
     private mutating func appendLimit(_ query: EntityQuery, to sql: inout String) {

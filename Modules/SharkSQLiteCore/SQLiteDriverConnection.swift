@@ -166,13 +166,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     package func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {
         var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.count(query, statements: statements(for: schema))
-        var count: Int64 = 0
-        try connection.withStatement(text) { statement in
-            try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
-                count = row.int64(at: 0)
-            }
-        }
-        return Int(count)
+        return Int(try firstColumn(text, compiler, entity: schema.name).first?.coercedToInt64() ?? 0)
     }
 
     package func aggregate(
@@ -180,18 +174,12 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     ) throws -> Value {
         var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.aggregate(function, of: expression, query, statements: statements(for: schema))
-        var result = Value.null
         do {
-            try connection.withStatement(text) { statement in
-                try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
-                    result = row.value(at: 0)
-                }
-            }
+            return try firstColumn(text, compiler, entity: schema.name).first ?? .null
         } catch SharkError.driver(code: 1, message: "integer overflow", sql: _) {
             throw SharkError.invalidValue(
                 "integer overflow: the \(function.rawValue) of \(expression) does not fit in 64 bits")
         }
-        return result
     }
 
     package func distinctValues(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws
@@ -199,9 +187,14 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     {
         var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.distinct(expression, query, statements: statements(for: schema))
+        return try firstColumn(text, compiler, entity: schema.name)
+    }
+
+    /// Runs compiled query text and returns the first column of every row.
+    private func firstColumn(_ text: String, _ compiler: QueryCompiler, entity: String) throws -> [Value] {
         var values: [Value] = []
         try connection.withStatement(text) { statement in
-            try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
+            try statement.run(compiler.arguments, overflow: compiler.overflow, entity: entity) { row in
                 values.append(row.value(at: 0))
             }
         }

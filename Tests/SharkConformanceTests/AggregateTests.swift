@@ -90,6 +90,19 @@ struct AggregateTests {
         #expect(try Person.query(in: store).max(\.age) == .max)
     }
 
+    @Test("bad input: a transient property, an expression nested too deep", arguments: TestDriver.allCases)
+    func badInput(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        _ = try QueryResultsTests.people(in: store)
+        let query = try Person.query(in: store)
+        #expect(throws: SharkError.self) { try query.sum(\.scratch) }  // @Transient
+        #expect(throws: SharkError.self) { try query.distinct(\.scratch) }
+        var deep = QueryExpression.column("age")
+        for _ in 0..<1_000 { deep = .arithmetic(.add, deep, .value(.integer(1))) }
+        #expect(throws: SharkError.self) { try query.aggregate(.sum, of: deep) }
+    }
+
     @Test("async aggregates", arguments: TestDriver.allCases)
     func asyncAggregates(driver: TestDriver) async throws {
         let store = try driver.makeStore()

@@ -58,6 +58,11 @@ struct BatchTests {
         try Person.query(in: store).where(\.age > 100).batch(size: 10) { _ in calls += 1 }
         #expect(calls == 0)
         #expect(throws: SharkError.self) { try Person.query(in: store).batch(size: 0) { _ in } }
+        #expect(throws: SharkError.self) { try Person.query(in: store).batch(size: -5) { _ in } }
+        var all = 0
+        try Person.query(in: store).batch(size: .max) { all += $0.count }
+        try Person.query(in: store).orderBy(\.age).offset(.max).batch(size: .max) { all += $0.count }
+        #expect(all == 30)
         struct Stop: Error {}
         #expect(throws: Stop.self) {
             try Person.query(in: store).batch(size: 10) { _ in

@@ -55,6 +55,14 @@ struct UpsertTests {
         #expect(try store.find(Setting.self, id: "theme")?.value == "dark")
     }
 
+    @Test("an empty String key is refused, and nothing is written", arguments: TestDriver.allCases)
+    func emptyKey(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        #expect(throws: SharkError.self) { try store.upsert(Setting(id: "", value: "x")) }
+        #expect(try Setting.query(in: store).count() == 0)
+    }
+
     @Test("hooks: willInsert for a new row, willUpdate over a stored one", arguments: TestDriver.allCases)
     func hooks(driver: TestDriver) throws {
         let store = try driver.makeStore()

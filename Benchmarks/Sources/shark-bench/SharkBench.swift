@@ -27,26 +27,12 @@ struct SharkBench: ParsableCommand {
 
     @Option(
         help: "Comma-separated backends: \(BackendKind.allCases.map(\.rawValue).joined(separator: ", ")).",
-        transform: { text in
-            try text.split(separator: ",").map { name in
-                guard let kind = BackendKind(rawValue: String(name)) else {
-                    throw ValidationError("unknown backend \(name)")
-                }
-                return kind
-            }
-        })
+        transform: { try commaSeparated($0, of: BackendKind.self, what: "backend") })
     var backends: [BackendKind] = BackendKind.allCases
 
     @Option(
         help: "Comma-separated workloads to time: W1, W2, W3, W4, L, A (the others still run, untimed).",
-        transform: { text in
-            try text.split(separator: ",").map { name in
-                guard let workload = Workload(rawValue: String(name)) else {
-                    throw ValidationError("unknown workload \(name)")
-                }
-                return workload
-            }
-        })
+        transform: { try commaSeparated($0, of: Workload.self, what: "workload") })
     var workloads: [Workload] = Workload.allCases
 
     @Option(help: "Where the database files go (default: /dev/shm when present, else the temporary folder).")
@@ -89,5 +75,14 @@ struct SharkBench: ParsableCommand {
             timings: harness.timings, backends: backends, workloads: workloads, rows: rows, runs: runs,
             rangeWidth: harness.input.rangeWidth, markdown: markdown)
         print(report.render(sqliteVersion: sqliteVersion))
+    }
+}
+
+/// `a,b,c` as values of `T`, or a validation error naming the first unknown one.
+func commaSeparated<T: RawRepresentable>(_ text: String, of: T.Type, what: String) throws -> [T]
+where T.RawValue == String {
+    try text.split(separator: ",").map { name in
+        guard let value = T(rawValue: String(name)) else { throw ValidationError("unknown \(what) \(name)") }
+        return value
     }
 }
