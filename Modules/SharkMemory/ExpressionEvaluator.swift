@@ -15,6 +15,7 @@ indirect enum CompiledExpression {
     case isIn(CompiledExpression, [Value])
     case like(CompiledExpression, CompiledExpression)
     case between(CompiledExpression, CompiledExpression, CompiledExpression)
+    case function(ScalarFunction, [CompiledExpression])
 
     /// Resolves column names against `schema`; an unknown column is a typed error.
     init(_ expression: QueryExpression, schema: EntitySchema) throws {
@@ -39,6 +40,11 @@ indirect enum CompiledExpression {
         case .between(let operand, let lower, let upper):
             self = .between(
                 try Self(operand, schema: schema), try Self(lower, schema: schema), try Self(upper, schema: schema))
+        case .function(let function, let arguments):
+            guard function.arity.contains(arguments.count) else {
+                throw SharkError.invalidQuery("wrong number of arguments to \(function.rawValue): \(arguments.count)")
+            }
+            self = .function(function, try arguments.map { try Self($0, schema: schema) })
         }
     }
 
@@ -53,15 +59,18 @@ indirect enum CompiledExpression {
         return false
     }
 
-    /// The value of the expression for `row`.
-    func value(_ row: [Value]) -> Value {
+    /// The value of the expression for `row`. Throws only where SQLite fails a statement
+    /// (the magnitude of the smallest integer).
+    func value(_ row: [Value]) throws(SharkError) -> Value {
         switch self {
         case .column(let index, _): return row[index]
         case .value(let value): return value
         case .arithmetic(let op, let lhs, let rhs):
-            return Self.arithmetic(op, lhs.value(row), rhs.value(row))
+            return Self.arithmetic(op, try lhs.value(row), try rhs.value(row))
+        case .function(let function, let arguments):
+            return try ScalarFunctions.call(function, arguments, row)
         default:
-            switch truth(row) {
+            switch try truth(row) {
             case .some(true): return .integer(1)
             case .some(false): return .integer(0)
             case .none: return .null
@@ -70,10 +79,10 @@ indirect enum CompiledExpression {
     }
 
     /// The truth of the expression for `row`: nil is SQL's unknown (NULL).
-    func truth(_ row: [Value]) -> Bool? {
+    func truth(_ row: [Value]) throws(SharkError) -> Bool? {
         switch self {
         case .comparison(let op, let lhs, let rhs):
-            guard let order = Self.order(lhs, rhs, row) else { return nil }
+            guard let order = try Self.order(lhs, rhs, row) else { return nil }
             switch op {
             case .equal: return order == 0
             case .notEqual: return order != 0
@@ -82,14 +91,14 @@ indirect enum CompiledExpression {
             case .greater: return order > 0
             case .greaterOrEqual: return order >= 0
             }
-        case .and(let operands): return Self.truth(of: operands, row, decidedBy: false)
-        case .or(let operands): return Self.truth(of: operands, row, decidedBy: true)
+        case .and(let operands): return try Self.truth(of: operands, row, decidedBy: false)
+        case .or(let operands): return try Self.truth(of: operands, row, decidedBy: true)
         case .not(let operand):
-            return operand.truth(row).map { !$0 }
+            return try operand.truth(row).map { !$0 }
         case .isNull(let operand):
-            return operand.value(row).isNull
+            return try operand.value(row).isNull
         case .isIn(let operand, let values):
-            let subject = operand.value(row)
+            let subject = try operand.value(row)
             if values.isEmpty { return false }
             if subject.isNull { return nil }
             var sawNull = false
@@ -103,17 +112,17 @@ indirect enum CompiledExpression {
             }
             return sawNull ? nil : false
         case .like(let operand, let pattern):
-            let subject = operand.value(row)
-            let pattern = pattern.value(row)
+            let subject = try operand.value(row)
+            let pattern = try pattern.value(row)
             if subject.isNull || pattern.isNull { return nil }
             return SQLiteSemantics.like(subject.coercedToText(), pattern: pattern.coercedToText())
         case .between(let operand, let lower, let upper):
-            let low = Self.order(operand, lower, row).map { $0 >= 0 }
-            let high = Self.order(operand, upper, row).map { $0 <= 0 }
+            let low = try Self.order(operand, lower, row).map { $0 >= 0 }
+            let high = try Self.order(operand, upper, row).map { $0 <= 0 }
             if low == false || high == false { return false }
             return low == nil || high == nil ? nil : true
-        case .column, .value, .arithmetic:
-            switch value(row) {
+        case .column, .value, .arithmetic, .function:
+            switch try value(row) {
             case .null: return nil
             case .integer(let v): return v != 0
             case .real(let v): return v != 0
@@ -125,10 +134,12 @@ indirect enum CompiledExpression {
 
     /// SQL's three-valued AND (`decidedBy: false`) or OR (`decidedBy: true`) of a list: the
     /// deciding value wins, then unknown (NULL), then the other value.
-    private static func truth(of operands: [CompiledExpression], _ row: [Value], decidedBy decisive: Bool) -> Bool? {
+    private static func truth(of operands: [CompiledExpression], _ row: [Value], decidedBy decisive: Bool)
+        throws(SharkError) -> Bool?
+    {
         var unknown = false
         for operand in operands {
-            guard let truth = operand.truth(row) else {
+            guard let truth = try operand.truth(row) else {
                 unknown = true
                 continue
             }
@@ -138,9 +149,11 @@ indirect enum CompiledExpression {
     }
 
     /// Compares two operands as SQLite does (affinity first); nil when either is NULL.
-    private static func order(_ lhs: CompiledExpression, _ rhs: CompiledExpression, _ row: [Value]) -> Int? {
-        var left = lhs.value(row)
-        var right = rhs.value(row)
+    private static func order(_ lhs: CompiledExpression, _ rhs: CompiledExpression, _ row: [Value])
+        throws(SharkError) -> Int?
+    {
+        var left = try lhs.value(row)
+        var right = try rhs.value(row)
         if left.isNull || right.isNull { return nil }
         if let affinity = lhs.affinity, !rhs.isColumn {
             right = SQLiteSemantics.apply(affinity, to: right)
@@ -191,7 +204,7 @@ indirect enum CompiledExpression {
         }
     }
 
-    private static func numeric(_ value: Value) -> Value {
+    static func numeric(_ value: Value) -> Value {
         switch value {
         case .integer, .real: return value
         case .text(let text): return SQLiteSemantics.numeric(text) ?? .integer(Value.text(text).coercedToInt64())

@@ -169,7 +169,7 @@ final class MemoryConnection: DriverConnection {
             return
         }
         let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
-        let rows = execution.rows()
+        let rows = try execution.rows()
         driver.countVisits(execution.rowsVisited)
         if let start { trace(select: query, path: execution.path, rows: rows.count, since: start) }
         for row in rows {
@@ -182,7 +182,7 @@ final class MemoryConnection: DriverConnection {
         let table = try self.table(schema.name)
         var execution = try QueryExecution(query, over: table)
         let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
-        let count = execution.count()
+        let count = try execution.count()
         driver.countVisits(execution.rowsVisited)
         if let start { trace(select: query, path: execution.path, rows: 1, since: start, counting: true) }
         return count
@@ -213,16 +213,16 @@ final class MemoryConnection: DriverConnection {
     /// Calls `body` with the value of `expression` for each row `query` matches (its window
     /// taken in its order), without building objects.
     private func forEachValue(
-        of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema, _ body: (Value) -> Void
+        of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema, _ body: (Value) throws -> Void
     ) throws {
         let table = try self.table(schema.name)
         var execution = try QueryExecution(query, over: table)
         let value = try CompiledExpression(expression, schema: table.schema)
         // Only a window depends on the order; a sort for anything else would be wasted.
         if query.limit != nil || query.offset != nil {
-            for row in execution.rows() { body(value.value(row)) }
+            for row in try execution.rows() { try body(try value.value(row)) }
         } else {
-            try execution.forEachMatch { row in body(value.value(row)) }
+            try execution.forEachMatch { row in try body(try value.value(row)) }
         }
         driver.countVisits(execution.rowsVisited)
     }

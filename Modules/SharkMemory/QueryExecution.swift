@@ -29,7 +29,7 @@ struct QueryExecution {
     /// for callers whose query has none and to whom the order does not matter.
     mutating func forEachMatch(_ body: (Row) throws -> Void) throws {
         var failure: (any Error)?
-        visit { row in
+        try visit { row in
             do {
                 try body(row)
                 return true
@@ -42,7 +42,7 @@ struct QueryExecution {
     }
 
     /// The matching rows, in order, after offset and limit.
-    mutating func rows() -> [Row] {
+    mutating func rows() throws(SharkError) -> [Row] {
         // SQLite reads a negative offset as none, and a negative limit as no limit.
         let offset = max(0, query.offset ?? 0)
         let limit = query.limit.map { $0 < 0 ? Int.max : $0 } ?? Int.max
@@ -52,28 +52,28 @@ struct QueryExecution {
             // Saturating: `offset(Int.max)` or `limit(Int.max)` must not overflow.
             let (sum, overflow) = offset.addingReportingOverflow(limit)
             let wanted = overflow ? Int.max : sum
-            visit { row in
+            try visit { row in
                 matches.append(row)
                 return matches.count < wanted
             }
             return Array(matches.dropFirst(offset))
         }
-        visit { row in
+        try visit { row in
             matches.append(row)
             return true
         }
         // Unordered and unwindowed: the access path's order is as good as any.
         guard query.requiresOrder else { return matches }
-        sort(&matches)
+        try sort(&matches)
         guard offset > 0 || limit < matches.count else { return matches }
         guard offset < matches.count else { return [] }
         return Array(matches.dropFirst(offset).prefix(limit))
     }
 
     /// How many rows match, after offset and limit.
-    mutating func count() -> Int {
+    mutating func count() throws(SharkError) -> Int {
         var total = 0
-        visit { _ in
+        try visit { _ in
             total += 1
             return true
         }
@@ -82,39 +82,55 @@ struct QueryExecution {
         return min(limit, afterOffset)
     }
 
-    /// Calls `accept` for each candidate row the predicate accepts, until it returns false.
-    private mutating func visit(_ accept: (Row) -> Bool) {
+    /// Calls `accept` for each candidate row the predicate accepts, until it returns false;
+    /// a predicate that fails on a row (SQLite would fail the statement) stops the walk.
+    private mutating func visit(_ accept: (Row) -> Bool) throws(SharkError) {
         var visited = 0
+        var failure: SharkError?
         defer { rowsVisited += visited }
         let predicate = pathCoversPredicate ? nil : self.predicate
-        func test(_ row: Row) -> Bool {
+        /// Whether the walk goes on after `row`.
+        func offer(_ row: Row) -> Bool {
             visited += 1
-            guard let predicate else { return true }
-            return predicate.truth(row) == true  // unknown (NULL) rejects, as in SQL
+            if let predicate {
+                do {
+                    // Unknown (NULL) rejects, as in SQL.
+                    guard try predicate.truth(row) == true else { return true }
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            return accept(row)
         }
+        walk(offer)
+        if let failure { throw failure }
+    }
+
+    /// Calls `offer` with each row of the access path, in its order, until it returns false.
+    private func walk(_ offer: (Row) -> Bool) {
         switch path {
         case .keys(let keys):
             var seen = Set<RowKey>()
             for key in keys where seen.insert(RowKey(value: key)).inserted {
-                if let row = table.row(forKey: key), test(row), !accept(row) { return }
+                if let row = table.row(forKey: key), !offer(row) { return }
             }
         case .fullScan:
             table.ordered.forEach(from: table.ordered.startPosition) { keyed in
-                test(keyed.row) ? accept(keyed.row) : true
+                offer(keyed.row)
             }
         case .keyRange(let lower, let upper):
             let start = table.ordered.firstPosition { Self.isBelow($0.key, lower) }
             table.ordered.forEach(from: start) { keyed in
                 guard !Self.isAbove(keyed.key, upper) else { return false }
-                return test(keyed.row) ? accept(keyed.row) : true
+                return offer(keyed.row)
             }
         case .indexRange(let position, let lower, let upper):
             let entries = table.indexes[position].entries
             let start = entries.firstPosition { Self.isBelow($0.first, lower) }
             entries.forEach(from: start) { entry in
                 guard !Self.isAbove(entry.first, upper) else { return false }
-                let row = entry.row
-                return test(row) ? accept(row) : true
+                return offer(entry.row)
             }
         case .indexValues(let position, let values):
             let entries = table.indexes[position].entries
@@ -124,8 +140,7 @@ struct QueryExecution {
                 var stop = false
                 entries.forEach(from: start) { entry in
                     guard SQLiteSemantics.compare(entry.first, value) == 0 else { return false }
-                    let row = entry.row
-                    if test(row), !accept(row) {
+                    if !offer(entry.row) {
                         stop = true
                         return false
                     }
@@ -135,10 +150,7 @@ struct QueryExecution {
             }
         case .indexOrder(let position):
             let entries = table.indexes[position].entries
-            entries.forEach(from: entries.startPosition) { entry in
-                let row = entry.row
-                return test(row) ? accept(row) : true
-            }
+            entries.forEach(from: entries.startPosition) { entry in offer(entry.row) }
         }
     }
 
@@ -156,12 +168,18 @@ struct QueryExecution {
 
     /// Query ordering first (NULLs first when ascending), the key last: SQLite's order for
     /// `ORDER BY …, key`.
-    private func sort(_ rows: inout [Row]) {
+    private func sort(_ rows: inout [Row]) throws(SharkError) {
         if ordering.isEmpty {
             rows.sort { SQLiteSemantics.compare($0[0], $1[0]) < 0 }
             return
         }
-        var keyed = rows.map { row in (ordering.map { $0.0.value(row) }, row) }
+        var keyed: [([Value], Row)] = []
+        keyed.reserveCapacity(rows.count)
+        for row in rows {
+            var values: [Value] = []
+            for (expression, _) in ordering { values.append(try expression.value(row)) }
+            keyed.append((values, row))
+        }
         let directions = ordering.map(\.1)
         keyed.sort { lhs, rhs in
             for (position, ascending) in directions.enumerated() {

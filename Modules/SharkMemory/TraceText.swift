@@ -28,6 +28,9 @@ enum TraceText {
             let subject = render(operand, arguments: &arguments)
             return
                 "(\(subject) BETWEEN \(render(lower, arguments: &arguments)) AND \(render(upper, arguments: &arguments)))"
+        case .function(let function, let inputs):
+            return function.rawValue + "(" + inputs.map { render($0, arguments: &arguments) }.joined(separator: ", ")
+                + ")"
         }
     }
 

@@ -54,6 +54,33 @@ extension Query {
         try typed(.maximum, keyPath, as: V.self)
     }
 
+    /// The sum of a computed value over the matches (Shark's compound `sumOf`); nil when
+    /// nothing matches.
+    ///
+    /// ```swift
+    /// let revenue = try Line.query(in: store).sum(\.price * \.quantity)
+    /// ```
+    public func sum<V: ColumnConvertible & AdditiveArithmetic>(_ operand: QueryOperand<Root, V>) throws -> V? {
+        try typed(.sum, operand, as: V.self)
+    }
+
+    /// The average of a computed value over the matches, as a `Double`.
+    public func average<V: ColumnConvertible & AdditiveArithmetic>(_ operand: QueryOperand<Root, V>) throws
+        -> Double?
+    {
+        try typed(.average, operand, as: Double.self)
+    }
+
+    /// The smallest computed value among the matches.
+    public func min<V: ColumnConvertible & Comparable>(_ operand: QueryOperand<Root, V>) throws -> V? {
+        try typed(.minimum, operand, as: V.self)
+    }
+
+    /// The largest computed value among the matches.
+    public func max<V: ColumnConvertible & Comparable>(_ operand: QueryOperand<Root, V>) throws -> V? {
+        try typed(.maximum, operand, as: V.self)
+    }
+
     /// An aggregate of any expression over the columns, as the engine returns it: for callers
     /// that build expressions themselves.
     ///
@@ -62,7 +89,7 @@ extension Query {
     /// ```
     public func aggregate(_ function: AggregateFunction, of expression: QueryExpression) throws -> Value {
         if let problem { throw problem }
-        if let problem = expression.nestingProblem(depth: expression.nestingDepth) { throw problem }
+        if let problem = expression.problem { throw problem }
         let schema = try store.preparedSchema(for: Root.self)
         return try store.withReader { try $0.aggregate(function, of: expression, description, schema: schema) }
     }
@@ -70,8 +97,20 @@ extension Query {
     private func typed<V: ColumnConvertible>(_ function: AggregateFunction, _ keyPath: AnyKeyPath, as: V.Type)
         throws -> V?
     {
-        let column = try QueryPredicate<Root>.column(keyPath)
-        let value = try aggregate(function, of: column)
+        try typed(function, of: try QueryPredicate<Root>.column(keyPath), as: V.self)
+    }
+
+    private func typed<T, V: ColumnConvertible>(
+        _ function: AggregateFunction, _ operand: QueryOperand<Root, T>, as: V.Type
+    ) throws -> V? {
+        if let problem = operand.problem { throw problem }
+        return try typed(function, of: operand.expression, as: V.self)
+    }
+
+    private func typed<V: ColumnConvertible>(_ function: AggregateFunction, of expression: QueryExpression, as: V.Type)
+        throws -> V?
+    {
+        let value = try aggregate(function, of: expression)
         return value.isNull ? nil : try V(columnValue: value)
     }
 }
@@ -107,6 +146,34 @@ extension Query {
     {
         let query = self
         return try await store.readerThreads.run { try query.max(keyPath) }
+    }
+
+    /// ``sum(_:)-(QueryOperand<Root,V>)`` on one of the store's reader threads.
+    public func sum<V: ColumnConvertible & AdditiveArithmetic & Sendable>(_ operand: QueryOperand<Root, V>)
+        async throws -> V?
+    {
+        let query = self
+        return try await store.readerThreads.run { try query.sum(operand) }
+    }
+
+    /// ``average(_:)-(QueryOperand<Root,V>)`` on one of the store's reader threads.
+    public func average<V: ColumnConvertible & AdditiveArithmetic & Sendable>(_ operand: QueryOperand<Root, V>)
+        async throws -> Double?
+    {
+        let query = self
+        return try await store.readerThreads.run { try query.average(operand) }
+    }
+
+    /// ``min(_:)-(QueryOperand<Root,V>)`` on one of the store's reader threads.
+    public func min<V: ColumnConvertible & Comparable & Sendable>(_ operand: QueryOperand<Root, V>) async throws -> V? {
+        let query = self
+        return try await store.readerThreads.run { try query.min(operand) }
+    }
+
+    /// ``max(_:)-(QueryOperand<Root,V>)`` on one of the store's reader threads.
+    public func max<V: ColumnConvertible & Comparable & Sendable>(_ operand: QueryOperand<Root, V>) async throws -> V? {
+        let query = self
+        return try await store.readerThreads.run { try query.max(operand) }
     }
 
     /// ``aggregate(_:of:)`` on one of the store's reader threads.

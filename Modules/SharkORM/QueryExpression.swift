@@ -30,6 +30,9 @@ public indirect enum QueryExpression: Sendable, Hashable {
     case like(QueryExpression, QueryExpression)
     /// `expression BETWEEN lower AND upper`, bounds included.
     case between(QueryExpression, QueryExpression, QueryExpression)
+    /// A scalar function of its arguments, `lower(name)`; see ``ScalarFunction`` for the rules
+    /// and how many arguments each takes.
+    case function(ScalarFunction, [QueryExpression])
 }
 
 /// A comparison operator.
@@ -66,6 +69,8 @@ extension QueryExpression: CustomStringConvertible {
             return "(\(operand) IN (\(values.map(\.description).joined(separator: ", "))))"
         case .like(let operand, let pattern): return "(\(operand) LIKE \(pattern))"
         case .between(let operand, let lower, let upper): return "(\(operand) BETWEEN \(lower) AND \(upper))"
+        case .function(let function, let arguments):
+            return function.rawValue + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
         }
     }
 }

@@ -29,9 +29,12 @@ public struct QueryPredicate<Root: Model> {
     /// that combining predicates never walks them again.
     public let depth: Int
 
-    /// A predicate over a hand-built expression.
+    /// A predicate over a hand-built expression; one that cannot run (see
+    /// ``QueryExpression/problem``) carries its problem.
     public init(_ expression: QueryExpression) {
-        self.init(expression, depth: expression.nestingDepth, problem: nil)
+        let depth = expression.nestingDepth
+        let problem = expression.nestingProblem(depth: depth) == nil ? expression.problem : nil
+        self.init(expression, depth: depth, problem: problem)
     }
 
     /// A predicate of `depth` levels; one nested too deeply keeps only its problem (not the
@@ -120,6 +123,21 @@ public struct QueryPredicate<Root: Model> {
     /// ```
     public static func notIn<V>(_ keyPath: KeyPath<Root, V>, _ values: some Sequence<V>) -> QueryPredicate {
         !isIn(keyPath, values)
+    }
+
+    /// The string equals `value` when ASCII letters are compared regardless of case (other
+    /// letters must match exactly, as in SQLite's `lower` and `LIKE`).
+    ///
+    /// ```swift
+    /// let bobs = try Person.query(in: store).where(.equalsIgnoringCase(\.name, "BOB")).fetch()
+    /// ```
+    public static func equalsIgnoringCase(_ keyPath: KeyPath<Root, String>, _ value: String) -> QueryPredicate {
+        .comparing(.lower(keyPath), .equal, QueryOperand<Root, String>.constant(value).lower)
+    }
+
+    /// Case-insensitive equality on an optional string: nil never matches.
+    public static func equalsIgnoringCase(_ keyPath: KeyPath<Root, String?>, _ value: String) -> QueryPredicate {
+        .comparing(.lower(keyPath), .equal, QueryOperand<Root, String?>.constant(value).applying(.lower))
     }
 
     /// `lower <= value <= upper`.

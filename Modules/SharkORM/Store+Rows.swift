@@ -66,9 +66,10 @@ extension Store {
         let schema = try recordedSchema(of: entity)
         var query = EntityQuery(entity: schema.name)
         if let predicate {
-            if let problem = predicate.nestingProblem(depth: predicate.nestingDepth) { throw problem }
+            if let problem = predicate.problem { throw problem }
             query.predicate = predicate
         }
+        if let problem = ordering.lazy.compactMap(\.expression.problem).first { throw problem }
         query.ordering = ordering
         query.limit = limit.map { max(0, $0) }
         query.offset = offset.map { max(0, $0) }

@@ -163,6 +163,15 @@ struct QueryCompiler {
             text += " AND "
             append(upper, to: &text)
             text += ")"
+        case .function(let function, let arguments):
+            // The names are SQLite's own built-ins; the core checked the argument count.
+            text += function.rawValue
+            text += "("
+            for (position, argument) in arguments.enumerated() {
+                if position > 0 { text += ", " }
+                append(argument, to: &text)
+            }
+            text += ")"
         }
     }
 

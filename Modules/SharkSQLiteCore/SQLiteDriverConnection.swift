@@ -155,9 +155,11 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         case .query(let query):
             var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
             let text = compiler.select(query, statements: sql, columns: sql.selectColumns)
-            try connection.withStatement(text) { statement in
-                try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
-                    try body(row)
+            _ = try reportingOverflow(of: "a value of the query") {
+                try connection.withStatement(text) { statement in
+                    try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
+                        try body(row)
+                    }
                 }
             }
         }
@@ -166,7 +168,9 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     package func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {
         var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.count(query, statements: statements(for: schema))
-        return Int(try firstColumn(text, compiler, entity: schema.name).first?.coercedToInt64() ?? 0)
+        return try reportingOverflow(of: "a value of the query") {
+            Int(try firstColumn(text, compiler, entity: schema.name).first?.coercedToInt64() ?? 0)
+        }
     }
 
     package func aggregate(
@@ -174,11 +178,8 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     ) throws -> Value {
         var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.aggregate(function, of: expression, query, statements: statements(for: schema))
-        do {
-            return try firstColumn(text, compiler, entity: schema.name).first ?? .null
-        } catch SharkError.driver(code: 1, message: "integer overflow", sql: _) {
-            throw SharkError.invalidValue(
-                "integer overflow: the \(function.rawValue) of \(expression) does not fit in 64 bits")
+        return try reportingOverflow(of: "the \(function.rawValue) of \(expression)") {
+            try firstColumn(text, compiler, entity: schema.name).first ?? .null
         }
     }
 
@@ -187,7 +188,20 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     {
         var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
         let text = compiler.distinct(expression, query, statements: statements(for: schema))
-        return try firstColumn(text, compiler, entity: schema.name)
+        return try reportingOverflow(of: "a value of \(expression)") {
+            try firstColumn(text, compiler, entity: schema.name)
+        }
+    }
+
+    /// SQLite fails a statement whose integer result leaves 64 bits (a `sum`, the `abs` of the
+    /// smallest integer) with a bare "integer overflow"; report it as the value problem it is,
+    /// as the memory engine does.
+    private func reportingOverflow<T>(of subject: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch SharkError.driver(code: 1, message: "integer overflow", sql: _) {
+            throw SharkError.invalidValue("integer overflow: \(subject()) does not fit in 64 bits")
+        }
     }
 
     /// Runs compiled query text and returns the first column of every row.

@@ -23,8 +23,10 @@ package final class SQLiteLibrary: @unchecked Sendable {
         try fill(api)
         self.api = api
         self.name = name
-        versionNumber = api.pointee.libversion_number()
-        version = String(cString: api.pointee.libversion()!)
+        // A table `fill` could not complete (a library that is not installed) has no
+        // functions: its caller finds out and reports why, so nothing here may call through it.
+        versionNumber = api.pointee.libversion_number.map { $0() } ?? 0
+        version = api.pointee.libversion.flatMap { $0() }.map { String(cString: $0) } ?? "not loaded"
         features = SQLiteFeatures(versionNumber: versionNumber)
     }
 }
