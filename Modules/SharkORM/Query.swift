@@ -14,7 +14,7 @@ public struct Query<Root: Model>: Sendable {
     /// The AST the drivers receive.
     @_spi(SharkDriver) public internal(set) var description: EntityQuery
     /// Why the query cannot run, if a predicate or ordering was invalid; running it throws.
-    public private(set) var problem: SharkError?
+    public internal(set) var problem: SharkError?
 
     public init(_ type: Root.Type = Root.self, in store: Store) {
         self.store = store

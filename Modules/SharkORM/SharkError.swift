@@ -56,6 +56,10 @@ public enum SharkError: Error, Sendable, Equatable {
     /// ``QueryExpression/maximumNestingDepth``; or raw SQL with a number of arguments other
     /// than its parameters, or with text after its first statement.
     case invalidQuery(String)
+    /// A string predicate or ordering is not well formed, names a property or function
+    /// that does not exist, or takes another number of arguments than it was given: the
+    /// error says where and what was expected.
+    case malformedPredicate(PredicateSyntaxError)
     /// The driver does not support the operation (raw SQL on the memory engine, say).
     case unsupported(String)
     /// The store was closed.
@@ -111,6 +115,8 @@ extension SharkError: CustomStringConvertible, LocalizedError {
             return "no store: pass one, or set Store.default at start-up"
         case .invalidQuery(let why):
             return "invalid query: \(why)"
+        case .malformedPredicate(let error):
+            return "malformed predicate: \(error)"
         case .unsupported(let what):
             return "unsupported: \(what)"
         case .closed:

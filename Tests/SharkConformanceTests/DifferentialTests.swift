@@ -202,19 +202,31 @@ struct DifferentialRun {
     private mutating func query() throws -> String? {
         var a = try Sample.query(in: sqlite)
         var b = try Sample.query(in: memory)
-        if Bool.random(using: &random) {
+        var text = RandomPredicateText(random: SeededGenerator(state: random.next()))
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0, 1:
             let predicate = randomPredicate()
             a = a.where(predicate)
             b = b.where(predicate)
+        case 2:
+            // A string predicate, parsed into the same AST: both engines must agree on it.
+            let (predicate, arguments) = text.predicate()
+            a = a.where(predicate, arguments: arguments)
+            b = b.where(predicate, arguments: arguments)
+            if let problem = a.problem { return "\(predicate) does not parse: \(problem)" }
+        default: break
         }
         for _ in 0..<Int.random(in: 0...2, using: &random) {
-            switch Int.random(in: 0..<6, using: &random) {
+            switch Int.random(in: 0..<7, using: &random) {
             case 0: (a, b) = (a.orderBy(\.age), b.orderBy(\.age))
             case 1: (a, b) = (a.orderByDescending(\.name), b.orderByDescending(\.name))
             case 2: (a, b) = (a.orderBy(\.score), b.orderBy(\.score))
             case 3: (a, b) = (a.orderByDescending(\.note), b.orderByDescending(\.note))
             case 4: (a, b) = (a.orderBy(\.name), b.orderBy(\.name))
-            default: (a, b) = (a.orderBy(\.flag), b.orderBy(\.flag))
+            case 5: (a, b) = (a.orderBy(\.flag), b.orderBy(\.flag))
+            default:
+                let ordering = text.ordering()
+                (a, b) = (a.orderBy(ordering), b.orderBy(ordering))
             }
         }
         if Bool.random(using: &random) {
@@ -234,9 +246,13 @@ struct DifferentialRun {
         let (countA, countB) = (try a.count(), try b.count())
         if countA != countB { return "count \(a.description): \(countA) / \(countB)" }
         let function = [AggregateFunction.sum, .average, .minimum, .maximum].randomElement(using: &random)!
-        let column = ["name", "age", "score", "flag", "code", "note"].randomElement(using: &random)!
-        let aggregateA = try a.aggregate(function, of: .column(column))
-        let aggregateB = try b.aggregate(function, of: .column(column))
+        // Of a column, or of an expression (the first term of a random ordering).
+        let column: QueryExpression =
+            Bool.random(using: &random)
+            ? .column(["name", "age", "score", "flag", "code", "note"].randomElement(using: &random)!)
+            : try PredicateParser(schema: Sample.schema).ordering(text.ordering())[0].expression
+        let aggregateA = try a.aggregate(function, of: column)
+        let aggregateB = try b.aggregate(function, of: column)
         if !Self.same(aggregateA, aggregateB) {
             return "\(function.rawValue)(\(column)) of \(a.description): \(aggregateA) / \(aggregateB)"
         }

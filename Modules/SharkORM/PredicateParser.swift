@@ -1,0 +1,505 @@
+import Foundation
+
+/// Parses Shark's string predicates and orderings into the query AST, against an entity's
+/// schema, so that they run on every driver exactly as typed predicates do.
+///
+/// ```swift
+/// let parser = PredicateParser(schema: try Person.validatedSchema())
+/// let adults = try parser.predicate("age >= %i AND name LIKE ?", arguments: [18, "A%"])
+/// let order = try parser.ordering("name, age DESC")
+/// let rows = try store.fetchRows(of: "Person", where: adults, orderedBy: order)
+/// ```
+///
+/// Apps usually go through ``Query/where(_:_:)`` and ``Query/orderBy(_:)-(String)``; the
+/// parser itself serves callers that have a schema but no model type (the command line).
+///
+/// The language is SQL's expression syntax, minus everything that is not an expression:
+///
+/// - comparisons `=` (or `==`), `!=` (or `<>`), `<`, `<=`, `>`, `>=`; `AND` (`&&`), `OR`
+///   (`||`), `NOT` (`!`); `[NOT] LIKE`, `[NOT] BETWEEN … AND …`, `[NOT] IN (…)`,
+///   `IS [NOT] NULL`; `+ - * / %`; parentheses;
+/// - string (`'it''s'` or `"x"`), number, `NULL`, `TRUE` and `FALSE` literals;
+/// - the functions `lower`, `upper`, `length`, `abs`, `coalesce` (see ``ScalarFunction``);
+/// - property names, in backticks when one is spelled like a keyword (`` `order` ``);
+/// - arguments: `?` or the format specifiers `%@ %i %u %d %s %f %ul %ull` (and their `l`/`ll`
+///   forms), each taking the next argument. An array argument after `IN` is the list
+///   (`IN %@` or `IN (%@)`); nil is NULL.
+///
+/// As with typed predicates, `= NULL` (or a nil argument) means `IS NULL` and `!= NULL`
+/// means `IS NOT NULL`. Keywords and property names match regardless of case.
+///
+/// Everything else is refused with ``SharkError/malformedPredicate(_:)``, naming the offset
+/// and what was expected: a `;`, comments, unknown properties and functions, a wrong number
+/// of arguments. Arguments are values: whatever text they hold is compared, never parsed.
+public struct PredicateParser: Sendable {
+    /// The entity whose properties the predicates name.
+    public let schema: EntitySchema
+
+    /// How deeply parentheses, `NOT` and signs may nest in the text, whatever the AST makes
+    /// of them: a bound on the parser's recursion.
+    static let maximumTextNesting = 64
+
+    public init(schema: EntitySchema) {
+        self.schema = schema
+    }
+
+    /// The predicate `text`, with `arguments` for its placeholders in order.
+    ///
+    /// ```swift
+    /// let named = try parser.predicate("name = %@ AND age > %i", arguments: ["Ada", 30])
+    /// ```
+    public func predicate(_ text: String, arguments: [Any] = []) throws(SharkError) -> QueryExpression {
+        var parse = Parse(text: text, tokens: try PredicateLexer.tokens(of: text), schema: schema, arguments: arguments)
+        let node = try parse.disjunction()
+        try parse.expectEnd(expected: "AND, OR or the end of the predicate")
+        return node.expression
+    }
+
+    /// The orderings in `text`: comma-separated properties or expressions, each optionally
+    /// followed by `ASC` or `DESC`.
+    ///
+    /// ```swift
+    /// let order = try parser.ordering("lower(name), age DESC")
+    /// ```
+    public func ordering(_ text: String) throws(SharkError) -> [Ordering] {
+        var parse = Parse(text: text, tokens: try PredicateLexer.tokens(of: text), schema: schema, arguments: [])
+        var orderings: [Ordering] = []
+        repeat {
+            let term = try parse.additive()
+            var ascending = true
+            if parse.acceptKeyword("DESC") {
+                ascending = false
+            } else {
+                _ = parse.acceptKeyword("ASC")
+            }
+            orderings.append(Ordering(term.expression, ascending: ascending))
+        } while parse.acceptSymbol(",")
+        try parse.expectEnd(expected: "',', ASC, DESC or the end of the ordering")
+        return orderings
+    }
+}
+
+/// One run of the parser over one text: recursive descent, one function per precedence
+/// level, each returning the expression and its depth as ``QueryExpression/nestingDepth``
+/// counts it, so that a predicate too deep for the drivers is refused where it gets too deep.
+private struct Parse {
+    typealias Token = PredicateLexer.Token
+
+    struct Node {
+        var expression: QueryExpression
+        var depth: Int
+        var offset: Int
+    }
+
+    /// An argument, converted to a stored value when its placeholder is reached.
+    enum Argument {
+        case value(Value)
+        case list([Value])
+    }
+
+    let text: String
+    let tokens: [Token]
+    let schema: EntitySchema
+    let arguments: [Any]
+    private var index = 0
+    private var argumentsUsed = 0
+    private var textNesting = 0
+
+    init(text: String, tokens: [Token], schema: EntitySchema, arguments: [Any]) {
+        self.text = text
+        self.tokens = tokens
+        self.schema = schema
+        self.arguments = arguments
+    }
+
+    // MARK: Tokens
+
+    private var current: Token { tokens[index] }
+
+    private mutating func advance() { if index < tokens.count - 1 { index += 1 } }
+
+    private func failure(_ expected: String, at token: Token? = nil) -> SharkError {
+        let token = token ?? current
+        return .malformedPredicate(
+            PredicateSyntaxError(text: text, offset: token.offset, expected: expected, found: Self.describe(token)))
+    }
+
+    private func failure(_ expected: String, found: String, offset: Int) -> SharkError {
+        .malformedPredicate(PredicateSyntaxError(text: text, offset: offset, expected: expected, found: found))
+    }
+
+    static func describe(_ token: Token) -> String {
+        switch token.kind {
+        case .word(let word, let quoted): return quoted ? "`\(word)`" : "\"\(word)\""
+        case .number(let number): return number
+        case .string(let string): return "'" + string.replacingOccurrences(of: "'", with: "''") + "'"
+        case .placeholder(let placeholder): return placeholder
+        case .symbol(let symbol): return "\"\(symbol)\""
+        case .end: return "end of text"
+        }
+    }
+
+    private func isKeyword(_ keyword: String, _ token: Token? = nil) -> Bool {
+        if case .word(let word, quoted: false) = (token ?? current).kind {
+            return word.count == keyword.count && word.uppercased() == keyword
+        }
+        return false
+    }
+
+    mutating func acceptKeyword(_ keyword: String) -> Bool {
+        guard isKeyword(keyword) else { return false }
+        advance()
+        return true
+    }
+
+    mutating func acceptSymbol(_ symbols: String...) -> Bool {
+        guard case .symbol(let symbol) = current.kind, symbols.contains(symbol) else { return false }
+        advance()
+        return true
+    }
+
+    private mutating func expectKeyword(_ keyword: String, _ expected: String) throws(SharkError) {
+        guard acceptKeyword(keyword) else { throw failure(expected) }
+    }
+
+    private mutating func expectSymbol(_ symbol: String, _ expected: String) throws(SharkError) {
+        guard acceptSymbol(symbol) else { throw failure(expected) }
+    }
+
+    mutating func expectEnd(expected: String) throws(SharkError) {
+        guard current.kind == .end else { throw failure(expected) }
+        guard argumentsUsed == arguments.count else {
+            throw failure(
+                "as many placeholders as arguments",
+                found: "\(arguments.count) arguments for \(argumentsUsed) placeholder(s)", offset: current.offset)
+        }
+    }
+
+    /// Words that cannot name a property unless quoted with backticks.
+    private static let keywords: Set<String> = [
+        "AND", "OR", "NOT", "LIKE", "BETWEEN", "IN", "IS", "NULL", "TRUE", "FALSE", "ASC", "DESC",
+    ]
+
+    // MARK: Depth
+
+    /// A node `levels` above its deepest operand, refused when deeper than the drivers allow.
+    private func node(_ expression: QueryExpression, over operands: [Node], levels: Int = 1, offset: Int)
+        throws(SharkError) -> Node
+    {
+        let depth = (operands.map(\.depth).max() ?? 0) + levels
+        guard depth <= QueryExpression.maximumNestingDepth else {
+            throw failure(
+                "a predicate nested at most \(QueryExpression.maximumNestingDepth) levels deep",
+                found: "one \(depth) levels deep", offset: offset)
+        }
+        return Node(expression: expression, depth: depth, offset: offset)
+    }
+
+    /// Runs `body` one level deeper into the text (parentheses, `NOT`, a sign, a call).
+    private mutating func nested<T>(at token: Token, _ body: (inout Parse) throws(SharkError) -> T)
+        throws(SharkError) -> T
+    {
+        guard textNesting < PredicateParser.maximumTextNesting else {
+            throw failure("at most \(PredicateParser.maximumTextNesting) nested parentheses, NOTs or signs", at: token)
+        }
+        textNesting += 1
+        defer { textNesting -= 1 }
+        return try body(&self)
+    }
+
+    // MARK: Grammar
+
+    /// `a OR b OR …`, one flat list.
+    mutating func disjunction() throws(SharkError) -> Node {
+        try list(separatedBy: "OR", symbol: "||") { parse throws(SharkError) in try parse.conjunction() }
+    }
+
+    /// `a AND b AND …`, one flat list.
+    private mutating func conjunction() throws(SharkError) -> Node {
+        try list(separatedBy: "AND", symbol: "&&") { parse throws(SharkError) in try parse.negation() }
+    }
+
+    private mutating func list(
+        separatedBy keyword: String, symbol: String, _ term: (inout Parse) throws(SharkError) -> Node
+    ) throws(SharkError) -> Node {
+        let first = try term(&self)
+        var terms = [first]
+        while acceptKeyword(keyword) || acceptSymbol(symbol) { terms.append(try term(&self)) }
+        guard terms.count > 1 else { return first }
+        let operands = terms.map(\.expression)
+        let expression: QueryExpression = keyword == "AND" ? .and(operands) : .or(operands)
+        return try node(expression, over: terms, levels: QueryExpression.listLevels(terms.count), offset: first.offset)
+    }
+
+    /// `NOT a` (or `!a`).
+    private mutating func negation() throws(SharkError) -> Node {
+        let start = current
+        guard acceptKeyword("NOT") || acceptSymbol("!") else { return try comparison() }
+        let operand = try nested(at: start) { parse throws(SharkError) in try parse.negation() }
+        return try node(.not(operand.expression), over: [operand], offset: start.offset)
+    }
+
+    /// A comparison, LIKE, BETWEEN, IN or IS [NOT] NULL on two sums, or a sum alone.
+    private mutating func comparison() throws(SharkError) -> Node {
+        let lhs = try additive()
+        if case .symbol(let symbol) = current.kind, let op = Self.comparisonOperators[symbol] {
+            advance()
+            let rhs = try additive()
+            return try compare(lhs, op, rhs)
+        }
+        if acceptKeyword("IS") {
+            let negated = acceptKeyword("NOT")
+            try expectKeyword("NULL", negated ? "NULL" : "NULL or NOT NULL")
+            let test = try node(.isNull(lhs.expression), over: [lhs], offset: lhs.offset)
+            return negated ? try node(.not(test.expression), over: [test], offset: lhs.offset) : test
+        }
+        let negated = acceptKeyword("NOT")
+        let result: Node
+        if acceptKeyword("LIKE") {
+            let pattern = try additive()
+            result = try node(.like(lhs.expression, pattern.expression), over: [lhs, pattern], offset: lhs.offset)
+        } else if acceptKeyword("BETWEEN") {
+            let lower = try additive()
+            try expectKeyword("AND", "AND and the upper bound of BETWEEN")
+            let upper = try additive()
+            result = try node(
+                .between(lhs.expression, lower.expression, upper.expression), over: [lhs, lower, upper],
+                offset: lhs.offset)
+        } else if acceptKeyword("IN") {
+            result = try node(.isIn(lhs.expression, try valueList()), over: [lhs], offset: lhs.offset)
+        } else if negated {
+            throw failure("LIKE, BETWEEN or IN after NOT", at: current)
+        } else {
+            return lhs
+        }
+        return negated ? try node(.not(result.expression), over: [result], offset: lhs.offset) : result
+    }
+
+    private static let comparisonOperators: [String: ComparisonOperator] = [
+        "=": .equal, "==": .equal, "!=": .notEqual, "<>": .notEqual, "<": .less, "<=": .lessOrEqual,
+        ">": .greater, ">=": .greaterOrEqual,
+    ]
+
+    /// `lhs op rhs`, with `= NULL` read as `IS NULL` and `!= NULL` as `IS NOT NULL`.
+    private func compare(_ lhs: Node, _ op: ComparisonOperator, _ rhs: Node) throws(SharkError) -> Node {
+        func isNull(_ node: Node) -> Bool { node.expression == .value(.null) }
+        if op == .equal || op == .notEqual, isNull(lhs) || isNull(rhs) {
+            let subject = isNull(rhs) ? lhs : rhs
+            let test = try node(.isNull(subject.expression), over: [subject], offset: lhs.offset)
+            return op == .equal ? test : try node(.not(test.expression), over: [test], offset: lhs.offset)
+        }
+        return try node(.comparison(op, lhs.expression, rhs.expression), over: [lhs, rhs], offset: lhs.offset)
+    }
+
+    /// The values after `IN`: `(v, …)` of literals and arguments (array arguments spread),
+    /// or one array argument without parentheses.
+    private mutating func valueList() throws(SharkError) -> [Value] {
+        if case .placeholder = current.kind { return try placeholderValues() }
+        try expectSymbol("(", "( or an array argument after IN")
+        var values: [Value] = []
+        if acceptSymbol(")") { return values }
+        repeat {
+            if case .placeholder = current.kind {
+                values += try placeholderValues()
+                continue
+            }
+            let item = try unary()
+            guard case .value(let value) = item.expression else {
+                throw failure(
+                    "a literal or an argument in the IN list", found: "an expression", offset: item.offset)
+            }
+            values.append(value)
+        } while acceptSymbol(",")
+        try expectSymbol(")", "',' or ')' to close the IN list")
+        return values
+    }
+
+    /// The values of the argument at the current placeholder: one, or an array's elements.
+    private mutating func placeholderValues() throws(SharkError) -> [Value] {
+        switch try argument() {
+        case .value(let value): return [value]
+        case .list(let values): return values
+        }
+    }
+
+    /// `a + b - …`, left to right.
+    mutating func additive() throws(SharkError) -> Node {
+        var lhs = try multiplicative()
+        while case .symbol(let symbol) = current.kind, symbol == "+" || symbol == "-" {
+            advance()
+            let rhs = try multiplicative()
+            lhs = try node(
+                .arithmetic(symbol == "+" ? .add : .subtract, lhs.expression, rhs.expression), over: [lhs, rhs],
+                offset: lhs.offset)
+        }
+        return lhs
+    }
+
+    /// `a * b / c % …`, left to right.
+    private mutating func multiplicative() throws(SharkError) -> Node {
+        var lhs = try unary()
+        while case .symbol(let symbol) = current.kind, let op = Self.multiplicativeOperators[symbol] {
+            advance()
+            let rhs = try unary()
+            lhs = try node(.arithmetic(op, lhs.expression, rhs.expression), over: [lhs, rhs], offset: lhs.offset)
+        }
+        return lhs
+    }
+
+    private static let multiplicativeOperators: [String: ArithmeticOperator] = [
+        "*": .multiply, "/": .divide, "%": .remainder,
+    ]
+
+    /// `-a`, `+a`; a negative number literal stays a literal.
+    private mutating func unary() throws(SharkError) -> Node {
+        let start = current
+        if acceptSymbol("+") { return try nested(at: start) { parse throws(SharkError) in try parse.unary() } }
+        guard acceptSymbol("-") else { return try primary() }
+        if case .number(let digits) = current.kind {
+            let literal = try number(digits, negated: true, at: start)
+            advance()
+            return Node(expression: .value(literal), depth: 1, offset: start.offset)
+        }
+        let operand = try nested(at: start) { parse throws(SharkError) in try parse.unary() }
+        // `-x` is `-1 * x`: SQLite's negation for every storage class, -0.0 included.
+        let minusOne = Node(expression: .value(.integer(-1)), depth: 1, offset: start.offset)
+        return try node(
+            .arithmetic(.multiply, .value(.integer(-1)), operand.expression), over: [minusOne, operand],
+            offset: start.offset)
+    }
+
+    /// A literal, an argument, a property, a function call or a parenthesized predicate.
+    private mutating func primary() throws(SharkError) -> Node {
+        let token = current
+        func leaf(_ value: Value) -> Node { Node(expression: .value(value), depth: 1, offset: token.offset) }
+        switch token.kind {
+        case .number(let digits):
+            let value = try number(digits, negated: false, at: token)
+            advance()
+            return leaf(value)
+        case .string(let string):
+            advance()
+            return leaf(.text(string))
+        case .placeholder:
+            switch try argument() {
+            case .value(let value): return leaf(value)
+            case .list:
+                throw failure("a single value (an array argument is only a list after IN)", at: token)
+            }
+        case .symbol("("):
+            advance()
+            let inner = try nested(at: token) { parse throws(SharkError) in try parse.disjunction() }
+            try expectSymbol(")", "')' to close the '(' at offset \(token.offset)")
+            return inner
+        case .word(let word, let quoted):
+            if !quoted {
+                switch word.uppercased() {
+                case "NULL":
+                    advance()
+                    return leaf(.null)
+                case "TRUE":
+                    advance()
+                    return leaf(.integer(1))
+                case "FALSE":
+                    advance()
+                    return leaf(.integer(0))
+                default: break
+                }
+                if Self.keywords.contains(word.uppercased()) {
+                    throw failure("a value, a property or '('", at: token)
+                }
+            }
+            advance()
+            if !quoted, acceptSymbol("(") { return try call(word, at: token) }
+            return try path(startingWith: word, at: token)
+        default:
+            throw failure("a value, a property or '('", at: token)
+        }
+    }
+
+    /// `function(arguments…)`, its name and argument count checked.
+    private mutating func call(_ name: String, at token: Token) throws(SharkError) -> Node {
+        guard let function = ScalarFunction(rawValue: name.lowercased()) else {
+            throw failure(
+                "a function (" + ScalarFunction.allCases.map(\.rawValue).joined(separator: ", ") + ")", at: token)
+        }
+        var operands: [Node] = []
+        if !acceptSymbol(")") {
+            repeat {
+                operands.append(try nested(at: token) { parse throws(SharkError) in try parse.disjunction() })
+            } while acceptSymbol(",")
+            try expectSymbol(")", "',' or ')' to close the call of \(function.rawValue)")
+        }
+        guard function.arity.contains(operands.count) else {
+            throw failure(
+                "\(function.rawValue) with \(function.arityDescription)", found: "\(operands.count) argument(s)",
+                offset: token.offset)
+        }
+        return try node(.function(function, operands.map(\.expression)), over: operands, offset: token.offset)
+    }
+
+    /// A property: a name, or dotted names through relationships.
+    private mutating func path(startingWith first: String, at token: Token) throws(SharkError) -> Node {
+        var names = [first]
+        while acceptSymbol(".") {
+            guard case .word(let name, _) = current.kind else { throw failure("a property name after '.'") }
+            names.append(name)
+            advance()
+        }
+        guard names.count == 1 else {
+            throw failure(
+                "a property of \(schema.name)", found: "\"\(names.joined(separator: "."))\" (no relationship \(first))",
+                offset: token.offset)
+        }
+        guard let column = column(named: first) else {
+            throw failure("a property of \(schema.name)", at: token)
+        }
+        return Node(expression: .column(column), depth: 1, offset: token.offset)
+    }
+
+    /// The column named `name`: exactly, or else regardless of case when only one matches.
+    private func column(named name: String) -> String? {
+        if schema.columnIndex(named: name) != nil { return name }
+        let folded = name.lowercased()
+        let matches = schema.columns.filter { $0.name.lowercased() == folded }
+        return matches.count == 1 ? matches[0].name : nil
+    }
+
+    /// A number literal: an integer while it fits 64 bits (`-9223372036854775808` included),
+    /// a real otherwise, as SQLite reads them; a real too large for a Double is refused.
+    private func number(_ digits: String, negated: Bool, at token: Token) throws(SharkError) -> Value {
+        let signed = negated ? "-" + digits : digits
+        if !digits.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let integer = Int64(signed) {
+            return .integer(integer)
+        }
+        guard let real = Double(signed), real.isFinite else {
+            throw failure("a number within the range of a Double", at: token)
+        }
+        return .real(real)
+    }
+
+    /// The next argument, for the placeholder at the current token.
+    private mutating func argument() throws(SharkError) -> Argument {
+        let token = current
+        guard argumentsUsed < arguments.count else {
+            throw failure(
+                "an argument for \(Self.describe(token))", found: "\(arguments.count) given", offset: token.offset)
+        }
+        let argument = arguments[argumentsUsed]
+        argumentsUsed += 1
+        advance()
+        do {
+            if !(argument is String), !(argument is Substring), !(argument is Data),
+                let collection = argument as? any Collection
+            {
+                var values: [Value] = []
+                for element in collection { values.append(try storedValue(element)) }
+                return .list(values)
+            }
+            return .value(try storedValue(argument))
+        } catch {
+            throw failure(
+                "an argument of a type SharkORM can store", found: "\(type(of: argument))", offset: token.offset)
+        }
+    }
+}
