@@ -11,6 +11,8 @@ enum ModelDiagnostic: DiagnosticMessage {
     case lazyProperty(property: String)
     case transientWithoutValue(property: String)
     case reservedName(property: String, why: String)
+    case nullifyNonOptional(property: String)
+    case nonOptionalSelfReference(property: String, type: String)
 
     static let supportedTypes =
         "Bool, Int, Int8, Int16, Int32, Int64, UInt, UInt8, UInt16, UInt32, UInt64, Float, Double, String, Data, Date, UUID, URL, Decimal, a RawRepresentable enum, a Codable value, or an optional of one of these"
@@ -37,6 +39,12 @@ enum ModelDiagnostic: DiagnosticMessage {
             return "@Transient property '\(property)' needs an initial value"
         case .reservedName(let property, let why):
             return "property '\(property)' cannot be declared in a @Model class: \(why); rename it"
+        case .nullifyNonOptional(let property):
+            return
+                "relationship '\(property)' is not optional, so removing the object it refers to cannot set it to nil; make it optional, or use deleteRule .cascade or .deny"
+        case .nonOptionalSelfReference(let property, let type):
+            return
+                "relationship '\(property)' refers to \(type) itself and is not optional: every \(type) would need another one loaded before it; make it optional ('\(type)?')"
         }
     }
 
@@ -52,6 +60,8 @@ enum ModelDiagnostic: DiagnosticMessage {
         case .lazyProperty: id = "lazyProperty"
         case .transientWithoutValue: id = "transientWithoutValue"
         case .reservedName: id = "reservedName"
+        case .nullifyNonOptional: id = "nullifyNonOptional"
+        case .nonOptionalSelfReference: id = "nonOptionalSelfReference"
         }
         return MessageID(domain: "SharkMacros", id: id)
     }

@@ -51,13 +51,15 @@ extension ModelMacro: MemberMacro {
             if let initializer = property.initializer, property.column != 0 {
                 defaultValue = "try? SharkORM._SharkCoding.value((\(initializer.trimmedDescription)) as \(type))"
             }
+            let deleteRule = property.deleteRule.map { ", deleteRule: \($0.trimmedDescription)" } ?? ""
             return """
                 SharkORM.ColumnSchema(
                     name: \(StringLiteralExprSyntax(content: property.name).description),
                     type: SharkORM._SharkCoding.storageType((\(type)).self),
                     isNullable: SharkORM._SharkCoding.isNullable((\(type)).self),
                     defaultValue: \(defaultValue),
-                    logicalType: SharkORM._SharkCoding.logicalType((\(type)).self)
+                    logicalType: SharkORM._SharkCoding.logicalType((\(type)).self),
+                    relationship: SharkORM._SharkCoding.relationship((\(type)).self\(deleteRule))
                 )
                 """
         }
@@ -82,9 +84,7 @@ extension ModelMacro: MemberMacro {
         // Reads assign the backing storage directly: going through the setters would mark
         // every column of a freshly read object as changed.
         let reads = model.properties.map {
-            let target = ModelAnalysis.reference($0.isSynthesized ? $0.name : "_" + $0.name)
-            return
-                "self.\(target) = try SharkORM._SharkCoding.read((\($0.type.trimmedDescription)).self, from: row, at: \($0.column))"
+            "self.\($0.storage) = try SharkORM._SharkCoding.read((\($0.type.trimmedDescription)).self, from: row, at: \($0.column))"
         }
         members.append(
             """
@@ -96,8 +96,10 @@ extension ModelMacro: MemberMacro {
             members.append("public init() {}")
         }
 
+        // Writes read the backing storage, not the getter: a relationship writes the key it
+        // holds without loading the related object.
         let writes = model.properties.map {
-            "case \($0.column): try SharkORM._SharkCoding.write(self.\(ModelAnalysis.reference($0.name)), to: row, at: position)"
+            "case \($0.column): try SharkORM._SharkCoding.write(self.\($0.storage), to: row, at: position)"
         }
         members.append(
             """
@@ -111,7 +113,7 @@ extension ModelMacro: MemberMacro {
 
         // The whole row at once, straight-line: what an insert calls.
         let bulkWrites = model.properties.map {
-            "if first <= \($0.column) { try SharkORM._SharkCoding.write(self.\(ModelAnalysis.reference($0.name)), to: row, at: \($0.column) + offset) }"
+            "if first <= \($0.column) { try SharkORM._SharkCoding.write(self.\($0.storage), to: row, at: \($0.column) + offset) }"
         }
         members.append(
             """
@@ -120,10 +122,27 @@ extension ModelMacro: MemberMacro {
             }
             """)
 
+        // A restore keeps a related object the row still refers to (see `_SharkCoding.keep`).
+        let restores = model.properties.map {
+            "self.\($0.storage) = SharkORM._SharkCoding.keep(self.\($0.storage), orRead: try SharkORM._SharkCoding.read((\($0.type.trimmedDescription)).self, from: row, at: \($0.column)))"
+        }
         members.append(
             """
             public func _sharkRestore(from row: any SharkORM.RowReader) throws(SharkORM.SharkError) {
-            \(raw: reads.joined(separator: "\n"))
+            \(raw: restores.joined(separator: "\n"))
+            }
+            """)
+
+        let related = model.properties.filter { !$0.isSynthesized }.map {
+            "case \($0.column): return SharkORM._SharkCoding.related(self.\($0.storage))"
+        }
+        members.append(
+            """
+            public func _sharkRelated(column: Int32) -> (any SharkORM.Model)? {
+            switch column {
+            \(raw: related.joined(separator: "\n"))
+            default: return nil
+            }
             }
             """)
 

@@ -25,9 +25,11 @@ extension PersistedPropertyMacro: AccessorMacro {
                 \(raw: storage) = initialValue
             }
             """,
+            // Through `_SharkCoding.get`, an identity for every type but models: a to-one
+            // relationship loads its object there on first access.
             """
             get {
-                \(raw: storage)
+                SharkORM._SharkCoding.get(\(raw: storage), owner: self)
             }
             """,
             """
@@ -70,6 +72,18 @@ extension PersistedPropertyMacro: PeerMacro {
         }
         let annotation = type.map { ": " + $0 } ?? ""
         return ["private var \(raw: ModelAnalysis.reference("_" + name))\(raw: annotation)\(raw: initializer)"]
+    }
+}
+
+/// `@Relationship(deleteRule:)`: sets the delete rule of a to-one relationship. `@Model`
+/// reads the attribute; the macro itself generates nothing.
+public struct RelationshipMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        []
     }
 }
 

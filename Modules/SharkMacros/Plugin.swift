@@ -7,5 +7,6 @@ struct SharkMacrosPlugin: CompilerPlugin {
         ModelMacro.self,
         PersistedPropertyMacro.self,
         TransientMacro.self,
+        RelationshipMacro.self,
     ]
 }

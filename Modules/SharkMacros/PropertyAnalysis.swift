@@ -11,6 +11,12 @@ struct PersistedProperty {
     var column: Int32
     /// Whether the declaration is the macro's own (`id` added when the class has none).
     let isSynthesized: Bool
+    /// The `deleteRule:` argument of a `@Relationship` attribute, as written (`.cascade`).
+    var deleteRule: ExprSyntax? = nil
+
+    /// The Swift expression that reads or writes the property's value without running its
+    /// accessors: the backing storage `@_SharkPersisted` adds, or the synthesized `id`.
+    var storage: String { ModelAnalysis.reference(isSynthesized ? name : "_" + name) }
 }
 
 /// What `@Model` learns from a class declaration. Every macro role runs the same analysis so
@@ -125,6 +131,18 @@ struct ModelAnalysis {
                 Diagnostic(node: type, message: ModelDiagnostic.unsupportedType(property: identifier, type: reason)))
             return nil
         }
+        let deleteRule = Self.relationshipAttribute(of: variable)
+        if let deleteRule, deleteRule.trimmedDescription.hasSuffix("nullify"), !type.is(OptionalTypeSyntax.self) {
+            diagnostics.append(
+                Diagnostic(node: deleteRule, message: ModelDiagnostic.nullifyNonOptional(property: identifier)))
+        }
+        if type.trimmedDescription == typeName {
+            diagnostics.append(
+                Diagnostic(
+                    node: type, message: ModelDiagnostic.nonOptionalSelfReference(property: identifier, type: typeName))
+            )
+            return nil
+        }
         // A UUID key without an initial value gets a new v7 UUID (see PersistedPropertyMacro),
         // so it does not stop the macro from generating `init()`.
         let isDefaultedKey = identifier == "id" && Self.isUUID(type)
@@ -133,7 +151,19 @@ struct ModelAnalysis {
         }
         return PersistedProperty(
             name: identifier, type: type.trimmed, initializer: binding.initializer?.value.trimmed, column: 0,
-            isSynthesized: false)
+            isSynthesized: false, deleteRule: deleteRule)
+    }
+
+    /// The `deleteRule:` argument of the property's `@Relationship` attribute, if it has one.
+    private static func relationshipAttribute(of variable: VariableDeclSyntax) -> ExprSyntax? {
+        for attribute in variable.attributes {
+            guard case .attribute(let attribute) = attribute,
+                ["Relationship", "SharkORM.Relationship"].contains(attribute.attributeName.trimmedDescription),
+                case .argumentList(let arguments) = attribute.arguments
+            else { continue }
+            return arguments.first { $0.label?.text == "deleteRule" }?.expression.trimmed
+        }
+        return nil
     }
 
     /// An identifier as the compiler sees it: `` `where` `` is the property `where`.

@@ -164,7 +164,7 @@ indirect enum CompiledExpression {
     }
 
     /// SQLite arithmetic: NULL in, NULL out; integer overflow becomes real; division and
-    /// remainder by zero are NULL.
+    /// remainder by zero are NULL, and so is a real result that is not a number.
     static func arithmetic(_ op: ArithmeticOperator, _ lhs: Value, _ rhs: Value) -> Value {
         if lhs.isNull || rhs.isNull { return .null }
         let a = numeric(lhs)
@@ -192,11 +192,13 @@ indirect enum CompiledExpression {
         }
         let x = a.coercedToDouble()
         let y = b.coercedToDouble()
+        // SQLite gives NULL, not NaN, for a real result that is not a number (0 × ∞, ∞ − ∞).
+        func real(_ result: Double) -> Value { result.isNaN ? .null : .real(result) }
         switch op {
-        case .add: return .real(x + y)
-        case .subtract: return .real(x - y)
-        case .multiply: return .real(x * y)
-        case .divide: return y == 0 ? .null : .real(x / y)
+        case .add: return real(x + y)
+        case .subtract: return real(x - y)
+        case .multiply: return real(x * y)
+        case .divide: return y == 0 ? .null : real(x / y)
         case .remainder:
             let (i, j) = (a.coercedToInt64(), b.coercedToInt64())
             if j == 0 { return .null }

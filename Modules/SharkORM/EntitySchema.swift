@@ -30,6 +30,23 @@ public struct EntitySchema: Sendable, Hashable, Codable {
     /// The key column.
     public var key: ColumnSchema { columns[0] }
 
+    /// `declared` plus an index on every relationship column that no declared index starts
+    /// with: finding the objects that refer to one (an inverse, a delete rule) must not scan.
+    static func indexingRelationships(_ columns: [ColumnSchema], entity: String, _ declared: [IndexSchema])
+        -> [IndexSchema]
+    {
+        var indexes = declared
+        for column in columns where column.relationship != nil {
+            if !indexes.contains(where: { $0.columns.first == column.name }) {
+                indexes.append(IndexSchema(entity: entity, columns: [column.name], isUnique: false))
+            }
+        }
+        return indexes
+    }
+
+    /// Whether any column is a to-one relationship.
+    public var hasRelationships: Bool { columns.contains { $0.relationship != nil } }
+
     /// The position of the column named `name`.
     public func columnIndex(named name: String) -> Int? {
         columns.firstIndex { $0.name == name }
@@ -59,15 +76,20 @@ public struct ColumnSchema: Sendable, Hashable, Codable {
     /// What the column holds beyond its storage class (a UUID, a date…); nil for columns of
     /// tables SharkORM adopted or recorded before it kept logical types.
     public var logicalType: LogicalType?
+    /// For a to-one relationship: the related entity, whose keys the column holds, and the
+    /// delete rule.
+    public var relationship: RelationshipSchema?
 
     public init(
-        name: String, type: StorageType, isNullable: Bool, defaultValue: Value? = nil, logicalType: LogicalType? = nil
+        name: String, type: StorageType, isNullable: Bool, defaultValue: Value? = nil, logicalType: LogicalType? = nil,
+        relationship: RelationshipSchema? = nil
     ) {
         self.name = name
         self.type = type
         self.isNullable = isNullable
         self.defaultValue = defaultValue
         self.logicalType = logicalType
+        self.relationship = relationship
     }
 
     /// What existing rows get when this column is added, or made non-optional: the

@@ -53,6 +53,8 @@ public protocol Model: AnyObject, RowSource, _SharkSendableMetatype {
     init(_sharkRow row: borrowing any RowReader) throws(SharkError)
     func _sharkRestore(from row: any RowReader) throws(SharkError)
     func _sharkAssignKey(_ key: Int64)
+    /// The object a to-one relationship column holds, loaded or not; nil for other columns.
+    func _sharkRelated(column: Int32) -> (any Model)?
 }
 
 extension Model {
@@ -76,7 +78,8 @@ extension Model {
         var indexSchemas: [IndexSchema] = []
         for index in indexes { indexSchemas.append(try index.schema()) }
         let schema = EntitySchema(
-            name: _sharkEntityName, keyKind: _sharkKeyKind, columns: _sharkSchemaColumns, indexes: indexSchemas)
+            name: _sharkEntityName, keyKind: _sharkKeyKind, columns: _sharkSchemaColumns,
+            indexes: EntitySchema.indexingRelationships(_sharkSchemaColumns, entity: _sharkEntityName, indexSchemas))
         try schema.validate()
         return schema
     }
@@ -88,7 +91,8 @@ extension Model {
             name: _sharkEntityName,
             keyKind: _sharkKeyKind,
             columns: _sharkSchemaColumns,
-            indexes: indexes.compactMap { try? $0.schema() }
+            indexes: EntitySchema.indexingRelationships(
+                _sharkSchemaColumns, entity: _sharkEntityName, indexes.compactMap { try? $0.schema() })
         )
     }
 
@@ -122,6 +126,9 @@ public struct ModelState {
     /// The transaction level that last recorded this object for rollback (see
     /// `TransactionStack`).
     @usableFromInline var rememberedBy: UInt64 = 0
+    /// Whether the object is a fault: a related object holding only its key, its row not
+    /// loaded (see ``Model/isFault``).
+    public internal(set) var isFault = false
 
     public init() {}
 

@@ -192,6 +192,8 @@ package func storedValue(_ value: Any) throws(SharkError) -> Value {
         return try storedValue(wrapped)
     }
     if let value = value as? any ColumnConvertible { return value.columnValue }
+    // A related object stands for its key, as its relationship column stores it.
+    if let model = value as? any Model { return model.id.columnValue }
     if let value = value as? any RawRepresentable, let raw = value.rawValue as? any ColumnConvertible {
         return raw.columnValue
     }

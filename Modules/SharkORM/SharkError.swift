@@ -60,6 +60,9 @@ public enum SharkError: Error, Sendable, Equatable {
     /// that does not exist, or takes another number of arguments than it was given: the
     /// error says where and what was expected.
     case malformedPredicate(PredicateSyntaxError)
+    /// Removing an object of `entity` was refused by a `deny` delete rule: `referencedBy`
+    /// (an entity and property, `Employee.department`) still refers to it.
+    case deleteDenied(entity: String, referencedBy: String)
     /// The driver does not support the operation (raw SQL on the memory engine, say).
     case unsupported(String)
     /// The store was closed.
@@ -117,6 +120,8 @@ extension SharkError: CustomStringConvertible, LocalizedError {
             return "invalid query: \(why)"
         case .malformedPredicate(let error):
             return "malformed predicate: \(error)"
+        case .deleteDenied(let entity, let referencedBy):
+            return "the \(entity) cannot be removed: \(referencedBy) still refers to it, and its delete rule is deny"
         case .unsupported(let what):
             return "unsupported: \(what)"
         case .closed:

@@ -25,6 +25,11 @@ extension WriteTransaction {
     /// Inserts or updates every object, in order.
     @inlinable
     func writeAll<M: Model>(_ objects: some Sequence<M>, schema: EntitySchema) throws {
+        // Objects with relationships commit what they refer to first, object by object.
+        if schema.hasRelationships {
+            for object in objects { try write(object, schema: schema) }
+            return
+        }
         let stack = store.transactions
         let objects = Array(objects)
         let stamp = stack.currentStamp

@@ -17,9 +17,16 @@
 /// Raw SQL writes go through stages 2 to 5 too, reported per entity since their rows are
 /// unknown (``Change/Operation/unknown``); an entity an observer protects refuses them.
 extension WriteTransaction {
-    /// Inserts or updates one object inside this transaction.
+    /// Inserts or updates one object inside this transaction, after the new or changed
+    /// objects its relationships hold (see `WritePipeline+Graph.swift`).
     @usableFromInline
     func write<M: Model>(_ object: M, schema: EntitySchema) throws {
+        if schema.hasRelationships { return try writeGraph(from: object) }
+        try writeObject(object, schema: schema)
+    }
+
+    /// Inserts or updates exactly this object.
+    func writeObject<M: Model>(_ object: M, schema: EntitySchema) throws {
         let state = object._$shark
         if state.isPersisted && state.store === store {
             try update(object, state: state, schema: schema)

@@ -58,6 +58,10 @@ struct ComputedPredicateTests {
         #expect(try Self.labels(store, \.a / \.b < 100 && \.label == "r").isEmpty)
         #expect(try Self.labels(store, \.x * 2 > \.x + 1) == ["q", "s", "t"])
         #expect(try Self.labels(store, (\.a + \.b) * 2 >= 24) == ["r", "t"])
+        // A real result that is not a number (∞ − ∞) is NULL, as in SQLite: nothing compares.
+        let notANumber = try Tally.query(in: store).where("x * 1e10 - x * 1e10 IS NULL").fetch().map(\.label)
+        #expect(notANumber == ["t"])
+        #expect(try Self.labels(store, \.x * 1e10 - \.x * 1e10 < 1) == ["p", "q", "r", "s"])
     }
 
     @Test("comparisons between two columns", arguments: TestDriver.allCases)

@@ -26,6 +26,26 @@ struct ModelDiagnosticsTests {
         }
     }
 
+    @Test("relationships that cannot work are explained")
+    func relationships() {
+        expectDiagnostics(
+            """
+            @Model
+            final class Employee {
+                @Relationship(deleteRule: .nullify) var department: Department
+            }
+            """,
+            messages: ["relationship 'department' is not optional", "use deleteRule .cascade or .deny"])
+        expectDiagnostics(
+            """
+            @Model
+            final class Employee {
+                var manager: Employee
+            }
+            """,
+            messages: ["relationship 'manager' refers to Employee itself and is not optional", "'Employee?'"])
+    }
+
     @Test("other mistakes are explained")
     func otherMistakes() {
         expectDiagnostics(

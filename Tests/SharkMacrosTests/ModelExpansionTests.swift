@@ -36,14 +36,16 @@ struct ModelExpansionTests {
                             type: SharkORM._SharkCoding.storageType((Int64).self),
                             isNullable: SharkORM._SharkCoding.isNullable((Int64).self),
                             defaultValue: nil,
-                            logicalType: SharkORM._SharkCoding.logicalType((Int64).self)
+                            logicalType: SharkORM._SharkCoding.logicalType((Int64).self),
+                            relationship: SharkORM._SharkCoding.relationship((Int64).self)
                         ),
                         SharkORM.ColumnSchema(
                             name: "name",
                             type: SharkORM._SharkCoding.storageType((String).self),
                             isNullable: SharkORM._SharkCoding.isNullable((String).self),
                             defaultValue: try? SharkORM._SharkCoding.value(("") as String),
-                            logicalType: SharkORM._SharkCoding.logicalType((String).self)
+                            logicalType: SharkORM._SharkCoding.logicalType((String).self),
+                            relationship: SharkORM._SharkCoding.relationship((String).self)
                         )
                     ]
 
@@ -70,7 +72,7 @@ struct ModelExpansionTests {
                         case 0:
                             try SharkORM._SharkCoding.write(self.id, to: row, at: position)
                         case 1:
-                            try SharkORM._SharkCoding.write(self.name, to: row, at: position)
+                            try SharkORM._SharkCoding.write(self._name, to: row, at: position)
                         default:
                             break
                         }
@@ -81,13 +83,22 @@ struct ModelExpansionTests {
                             try SharkORM._SharkCoding.write(self.id, to: row, at: 0 + offset)
                         }
                         if first <= 1 {
-                            try SharkORM._SharkCoding.write(self.name, to: row, at: 1 + offset)
+                            try SharkORM._SharkCoding.write(self._name, to: row, at: 1 + offset)
                         }
                     }
 
                     public func _sharkRestore(from row: any SharkORM.RowReader) throws(SharkORM.SharkError) {
-                        self.id = try SharkORM._SharkCoding.read((Int64).self, from: row, at: 0)
-                        self._name = try SharkORM._SharkCoding.read((String).self, from: row, at: 1)
+                        self.id = SharkORM._SharkCoding.keep(self.id, orRead: try SharkORM._SharkCoding.read((Int64).self, from: row, at: 0))
+                        self._name = SharkORM._SharkCoding.keep(self._name, orRead: try SharkORM._SharkCoding.read((String).self, from: row, at: 1))
+                    }
+
+                    public func _sharkRelated(column: Int32) -> (any SharkORM.Model)? {
+                        switch column {
+                        case 1:
+                            return SharkORM._SharkCoding.related(self._name)
+                        default:
+                            return nil
+                        }
                     }
 
                     public func _sharkAssignKey(_ key: Int64) {
@@ -117,7 +128,7 @@ struct ModelExpansionTests {
                             _name = initialValue
                         }
                         get {
-                            _name
+                            SharkORM._SharkCoding.get(_name, owner: self)
                         }
                         set {
                             _name = newValue
@@ -147,7 +158,7 @@ struct ModelExpansionTests {
                             _where = initialValue
                         }
                         get {
-                            _where
+                            SharkORM._SharkCoding.get(_where, owner: self)
                         }
                         set {
                             _where = newValue
@@ -173,7 +184,7 @@ struct ModelExpansionTests {
         #expect(expanded.contains("name: \"where\""))
         #expect(expanded.contains("name: \"default\""))
         #expect(expanded.contains("keyPath == \\Clause.`where` as AnyKeyPath"))
-        #expect(expanded.contains("self.`default`, to: row"))
+        #expect(expanded.contains("self._default, to: row"))
         #expect(expanded.contains("self._default = try"))
         #expect(expanded.contains("@SharkORM._SharkPersisted(column: 2)"))
         #expect(!expanded.contains("\"`"))

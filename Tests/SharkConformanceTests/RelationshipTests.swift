@@ -1,0 +1,230 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import Testing
+
+/// To-one relationships on every driver: stored as keys, loaded lazily, committed with the
+/// objects they hold, queried by object, and failing to load without trapping.
+@Suite("To-one relationships")
+struct RelationshipTests {
+    @Test(
+        "committing an object commits the new objects it refers to, in one transaction", arguments: TestDriver.allCases)
+    func commitsRelatedObjects(driver: TestDriver) throws {
+        let log = StatementLog()
+        let store = try driver.makeStore(log: log)
+        defer { store.close() }
+        let london = Location("London")
+        let sales = Department("Sales", location: london)
+        let ada = Employee("Ada", salary: 100, department: sales)
+        log.reset()
+        try store.commit(ada)
+        #expect(ada.isPersisted && sales.isPersisted && london.isPersisted)
+        #expect(ada.id > 0 && sales.id > 0 && london.id > 0)
+        #expect(log.statements.filter { $0.hasPrefix("BEGIN") }.count == 1)
+        #expect(log.writes.count == 3)
+        // Changed related objects are written too; unchanged ones are not.
+        london.name = "Paris"
+        ada.salary = 110
+        log.reset()
+        try store.commit(ada)
+        #expect(log.writes.count == 2)
+        let back = try #require(try store.find(Employee.self, id: ada.id))
+        #expect(back !== ada)
+        #expect(back.department?.name == "Sales")
+        #expect(back.department?.location?.name == "Paris")
+        #expect(back.department?.id == sales.id)
+    }
+
+    @Test("related objects are faults until first accessed, then cached", arguments: TestDriver.allCases)
+    func lazyLoading(driver: TestDriver) throws {
+        let log = StatementLog()
+        let store = try driver.makeStore(log: log)
+        defer { store.close() }
+        let sales = Department("Sales")
+        try store.commit([Employee("Ada", department: sales), Employee("Alan", department: sales), Employee("Grace")])
+        func selects(of entity: String) -> Int {
+            log.statements.filter { $0.hasPrefix("SELECT") && $0.contains("\"\(entity)\"") }.count
+        }
+        log.reset()
+        let people = try Employee.query(in: store).orderBy(\.name).fetch()
+        #expect(selects(of: "Department") == 0)
+        #expect(people[0].department?.name == "Sales")
+        #expect(selects(of: "Department") == 1)
+        #expect(people[0].department?.name == "Sales")  // cached: no second read
+        #expect(selects(of: "Department") == 1)
+        #expect(people[0].department !== people[1].department)  // each object loads its own
+        #expect(people[1].department?.isFault == false)
+        #expect(people[2].department == nil)
+        #expect(selects(of: "Department") == 2)
+    }
+
+    @Test("queries compare relationships with objects and nil", arguments: TestDriver.allCases)
+    func predicates(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let sales = Department("Sales")
+        let research = Department("Research")
+        try store.commit([
+            Employee("Ada", department: sales), Employee("Alan", department: research), Employee("Grace"),
+            Employee("Edsger", department: sales),
+        ])
+        func names(_ predicate: QueryPredicate<Employee>) throws -> [String] {
+            try Employee.query(in: store).where(predicate).orderBy(\.name).fetch().map(\.name)
+        }
+        #expect(try names(\.department == sales) == ["Ada", "Edsger"])
+        #expect(try names(\.department != sales) == ["Alan"])  // NULL matches neither
+        #expect(try names(\.department == nil) == ["Grace"])
+        #expect(try names(.isIn(\.department, [research, sales])) == ["Ada", "Alan", "Edsger"])
+        #expect(try names(.isNotNil(\.department)) == ["Ada", "Alan", "Edsger"])
+        #expect(try Employee.query(in: store).where("department = %@", research).count() == 1)
+        #expect(try Employee.query(in: store).where(\.department == Department("unsaved")).count() == 0)
+    }
+
+    @Test("a cycle of new objects is committed whole, keys and all", arguments: TestDriver.allCases)
+    func cycles(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let ada = Employee("Ada")
+        let alan = Employee("Alan")
+        ada.mentor = alan
+        alan.mentor = ada
+        try store.commit(ada)
+        #expect(ada.isPersisted && alan.isPersisted && !ada.hasChanges && !alan.hasChanges)
+        let adaBack = try #require(try store.find(Employee.self, id: ada.id))
+        #expect(adaBack.mentor?.name == "Alan")
+        #expect(adaBack.mentor?.mentor?.name == "Ada")
+        #expect(adaBack.mentor?.mentor?.id == ada.id)
+        // A self-reference is a cycle of one.
+        let grace = Employee("Grace")
+        grace.mentor = grace
+        try store.commit(grace)
+        #expect(try store.find(Employee.self, id: grace.id)?.mentor?.id == grace.id)
+        // A long chain of new objects commits without deep recursion.
+        var head = Employee("0")
+        for index in 1..<2_000 {
+            let next = Employee("\(index)")
+            next.mentor = head
+            head = next
+        }
+        try store.commit(head)
+        #expect(try Employee.query(in: store).count() == 2_003)
+    }
+
+    @Test(
+        "a key whose object is not there reads as nil, keeps its key, and load says why", arguments: TestDriver.allCases
+    )
+    func danglingKeys(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let missing = UUID.v7()
+        try store.commit(Player("p0", team: Team("placeholder")))  // the tables exist
+        try store.write { tx in _ = try tx.insertRow(["id": .text("p1"), "team": missing.columnValue], into: "Player") }
+        let player = try #require(try store.find(Player.self, id: "p1"))
+        #expect(player.team == nil)
+        #expect {
+            try player.load(\.team)
+        } throws: { error in
+            guard case SharkError.notFound(let entity, _) = error else { return false }
+            return entity == "Team"
+        }
+        // The key survives a commit of other changes, and the object is found once it arrives.
+        try store.commit(player)
+        let late = Team("Late")
+        late.id = missing
+        try store.commit(late)
+        let again = try #require(try store.find(Player.self, id: "p1"))
+        #expect(again.team?.name == "Late")
+        #expect(try again.load(\.team)?.name == "Late")
+        // The same object retried after the team arrived loads too.
+        #expect(try player.load(\.team)?.name == "Late")
+        #expect(player.team?.name == "Late")
+    }
+
+    @Test("a load after the store closed fails with a typed error, never a trap", arguments: TestDriver.allCases)
+    func closedStore(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        let sales = Department("Sales")
+        try store.commit(Employee("Ada", department: sales))
+        let ada = try #require(try Employee.query(in: store).first())
+        store.close()
+        #expect(ada.department == nil)
+        #expect(throws: SharkError.closed) { try ada.load(\.department) }
+    }
+
+    @Test("async load reads off the caller's thread and fills the fault", arguments: TestDriver.allCases)
+    func asyncLoad(driver: TestDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.commit(Employee("Ada", department: Department("Sales", location: Location("Rome"))))
+        let ada = try #require(try await Employee.query(in: store).first())
+        let department = try #require(try await ada.load(\.department))
+        #expect(!department.isFault)
+        #expect(department.name == "Sales")
+        let location = try await department.load(\.location)
+        #expect(location?.name == "Rome")
+        #expect(try await ada.load(\.mentor) == nil)
+    }
+
+    @Test(
+        "non-optional relationships: committed, loaded, and a placeholder when missing", arguments: TestDriver.allCases)
+    func nonOptional(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let apollo = Project("Apollo")
+        let assignment = Assignment("lead", project: apollo)
+        try store.commit(assignment)
+        #expect(apollo.isPersisted)
+        let back = try #require(try store.find(Assignment.self, id: assignment.id))
+        #expect(back.project.title == "Apollo")
+        #expect(!back.project.isFault)
+        // A dangling key: the property gives the unloaded placeholder, load says why.
+        try store.write { tx in
+            _ = try tx.insertRow(["note": .text("orphan"), "project": .integer(999)], into: "Assignment")
+        }
+        let orphan = try #require(try Assignment.query(in: store).where(\.note == "orphan").first())
+        #expect(orphan.project.isFault)
+        #expect(orphan.project.id == 999)
+        #expect(orphan.project.title == "untitled")
+        #expect(throws: SharkError.notFound(entity: "Project", key: "999")) { try orphan.load(\.project) }
+    }
+
+    @Test("refresh and rollback keep the related objects the row still refers to", arguments: TestDriver.allCases)
+    func restoreKeepsObjects(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let sales = Department("Sales")
+        let ada = Employee("Ada", department: sales)
+        try store.commit(ada)
+        ada.salary = 5
+        try store.refresh(ada)
+        #expect(ada.department === sales)
+        let research = Department("Research")
+        #expect(throws: SharkError.self) {
+            try store.transaction {
+                ada.department = research
+                try store.commit(ada)
+                throw SharkError.invalidQuery("stop")
+            }
+        }
+        // A rollback reloads a stored object from its row, as for any property; the new
+        // department is new again.
+        #expect(!research.isPersisted && research.id == 0)
+        #expect(try Department.query(in: store).count() == 1)
+        #expect(ada.department?.id == sales.id)
+        #expect(!ada.hasChanges)
+    }
+
+    @Test("the schema records relationships and indexes their columns")
+    func schema() throws {
+        let schema = try Employee.validatedSchema()
+        let department = try #require(schema.columns.first { $0.name == "department" })
+        #expect(department.relationship == RelationshipSchema(target: "Department", deleteRule: .nullify))
+        #expect(department.type == .integer && department.isNullable)
+        #expect(schema.indexes.contains { $0.columns == ["department"] })
+        #expect(schema.indexes.contains { $0.columns == ["mentor"] })
+        let project = try #require(try Assignment.validatedSchema().columns.first { $0.name == "project" })
+        #expect(project.relationship == RelationshipSchema(target: "Project", deleteRule: .deny))
+        #expect(!project.isNullable)
+        let team = try #require(Player.schema.columns.first { $0.name == "team" })
+        #expect(team.type == Team.schema.key.type && team.logicalType == .uuid)
+    }
+}
