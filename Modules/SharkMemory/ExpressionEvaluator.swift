@@ -17,8 +17,13 @@ indirect enum CompiledExpression {
     case between(CompiledExpression, CompiledExpression, CompiledExpression)
     case function(ScalarFunction, [CompiledExpression])
 
-    /// Resolves column names against `schema`; an unknown column is a typed error.
-    init(_ expression: QueryExpression, schema: EntitySchema) throws {
+    /// The values of a subquery, computed once for the whole query (subqueries here never
+    /// refer to the outer row).
+    typealias Subqueries = (Subquery) throws -> [Value]
+
+    /// Resolves column names against `schema`, and subqueries to their values; an unknown
+    /// column is a typed error.
+    init(_ expression: QueryExpression, schema: EntitySchema, subqueries: Subqueries) throws {
         switch expression {
         case .column(let name):
             guard let index = schema.columnIndex(named: name) else {
@@ -27,24 +32,35 @@ indirect enum CompiledExpression {
             self = .column(index, SQLiteSemantics.affinity(of: schema.columns[index].type))
         case .value(let value): self = .value(value)
         case .comparison(let op, let lhs, let rhs):
-            self = .comparison(op, try Self(lhs, schema: schema), try Self(rhs, schema: schema))
+            self = .comparison(
+                op, try Self(lhs, schema: schema, subqueries: subqueries),
+                try Self(rhs, schema: schema, subqueries: subqueries))
         case .arithmetic(let op, let lhs, let rhs):
-            self = .arithmetic(op, try Self(lhs, schema: schema), try Self(rhs, schema: schema))
-        case .and(let operands): self = .and(try operands.map { try Self($0, schema: schema) })
-        case .or(let operands): self = .or(try operands.map { try Self($0, schema: schema) })
-        case .not(let operand): self = .not(try Self(operand, schema: schema))
-        case .isNull(let operand): self = .isNull(try Self(operand, schema: schema))
-        case .isIn(let operand, let values): self = .isIn(try Self(operand, schema: schema), values)
+            self = .arithmetic(
+                op, try Self(lhs, schema: schema, subqueries: subqueries),
+                try Self(rhs, schema: schema, subqueries: subqueries))
+        case .and(let operands): self = .and(try operands.map { try Self($0, schema: schema, subqueries: subqueries) })
+        case .or(let operands): self = .or(try operands.map { try Self($0, schema: schema, subqueries: subqueries) })
+        case .not(let operand): self = .not(try Self(operand, schema: schema, subqueries: subqueries))
+        case .isNull(let operand): self = .isNull(try Self(operand, schema: schema, subqueries: subqueries))
+        case .isIn(let operand, let values):
+            self = .isIn(try Self(operand, schema: schema, subqueries: subqueries), values)
         case .like(let operand, let pattern):
-            self = .like(try Self(operand, schema: schema), try Self(pattern, schema: schema))
+            self = .like(
+                try Self(operand, schema: schema, subqueries: subqueries),
+                try Self(pattern, schema: schema, subqueries: subqueries))
         case .between(let operand, let lower, let upper):
             self = .between(
-                try Self(operand, schema: schema), try Self(lower, schema: schema), try Self(upper, schema: schema))
+                try Self(operand, schema: schema, subqueries: subqueries),
+                try Self(lower, schema: schema, subqueries: subqueries),
+                try Self(upper, schema: schema, subqueries: subqueries))
         case .function(let function, let arguments):
             guard function.arity.contains(arguments.count) else {
                 throw SharkError.invalidQuery("wrong number of arguments to \(function.rawValue): \(arguments.count)")
             }
-            self = .function(function, try arguments.map { try Self($0, schema: schema) })
+            self = .function(function, try arguments.map { try Self($0, schema: schema, subqueries: subqueries) })
+        case .isInSubquery(let operand, let subquery):
+            self = .isIn(try Self(operand, schema: schema, subqueries: subqueries), try subqueries(subquery))
         }
     }
 

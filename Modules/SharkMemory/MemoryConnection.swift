@@ -155,8 +155,9 @@ final class MemoryConnection: DriverConnection {
     }
 
     private func select(_ query: EntityQuery, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
-        let table = try self.table(schema.name)
-        var execution = try QueryExecution(query, over: table)
+        let database = try current()
+        let table = try self.table(schema.name, in: database)
+        var execution = try QueryExecution(query, over: table, in: database)
         let reader = ValueRowReader()
         if !query.requiresOrder && !driver.tracer.isEnabled {
             // Any order will do: each row goes to the caller as the path reaches it, with no
@@ -179,8 +180,9 @@ final class MemoryConnection: DriverConnection {
     }
 
     func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {
-        let table = try self.table(schema.name)
-        var execution = try QueryExecution(query, over: table)
+        let database = try current()
+        let table = try self.table(schema.name, in: database)
+        var execution = try QueryExecution(query, over: table, in: database)
         let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
         let count = try execution.count()
         driver.countVisits(execution.rowsVisited)
@@ -215,9 +217,11 @@ final class MemoryConnection: DriverConnection {
     private func forEachValue(
         of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema, _ body: (Value) throws -> Void
     ) throws {
-        let table = try self.table(schema.name)
-        var execution = try QueryExecution(query, over: table)
-        let value = try CompiledExpression(expression, schema: table.schema)
+        let database = try current()
+        let table = try self.table(schema.name, in: database)
+        var execution = try QueryExecution(query, over: table, in: database)
+        let value = try CompiledExpression(
+            expression, schema: table.schema, subqueries: QueryExecution.subqueries(in: database))
         // Only a window depends on the order; a sort for anything else would be wasted.
         if query.limit != nil || query.offset != nil {
             for row in try execution.rows() { try body(try value.value(row)) }
@@ -236,7 +240,11 @@ final class MemoryConnection: DriverConnection {
     }
 
     private func table(_ name: String) throws -> MemoryTable {
-        guard let table = try current().table(named: name) else { throw noTable(name) }
+        try table(name, in: try current())
+    }
+
+    private func table(_ name: String, in database: MemoryDatabaseState) throws -> MemoryTable {
+        guard let table = database.table(named: name) else { throw noTable(name) }
         return table
     }
 

@@ -14,14 +14,33 @@ struct QueryExecution {
     /// Rows read from storage and tested against the predicate.
     private(set) var rowsVisited = 0
 
-    init(_ query: EntityQuery, over table: MemoryTable) throws {
+    init(_ query: EntityQuery, over table: MemoryTable, in database: MemoryDatabaseState) throws {
         self.table = table
         self.query = query
         self.path = AccessPath.choose(for: query, in: table)
         pathCoversPredicate = AccessPath.covers(query.predicate, with: path, in: table)
-        predicate = try query.predicate.map { try CompiledExpression($0, schema: table.schema) }
+        let subqueries = Self.subqueries(in: database)
+        predicate = try query.predicate.map { try CompiledExpression($0, schema: table.schema, subqueries: subqueries) }
         ordering = try query.ordering.map {
-            (try CompiledExpression($0.expression, schema: table.schema), $0.ascending)
+            (try CompiledExpression($0.expression, schema: table.schema, subqueries: subqueries), $0.ascending)
+        }
+    }
+
+    /// Runs subqueries against the same state as the query around them.
+    static func subqueries(in database: MemoryDatabaseState) -> CompiledExpression.Subqueries {
+        { subquery in
+            guard let table = database.table(named: subquery.entity) else {
+                throw SharkError.driver(code: 1, message: "no such table: \(subquery.entity)", sql: nil)
+            }
+            guard let column = table.schema.columnIndex(named: subquery.column) else {
+                throw SharkError.driver(code: 1, message: "no such column: \(subquery.column)", sql: nil)
+            }
+            var inner = EntityQuery(entity: subquery.entity)
+            inner.predicate = subquery.predicate
+            var execution = try QueryExecution(inner, over: table, in: database)
+            var values: [Value] = []
+            try execution.forEachMatch { values.append($0[column]) }
+            return values
         }
     }
 

@@ -28,6 +28,10 @@ enum TraceText {
             let subject = render(operand, arguments: &arguments)
             return
                 "(\(subject) BETWEEN \(render(lower, arguments: &arguments)) AND \(render(upper, arguments: &arguments)))"
+        case .isInSubquery(let operand, let subquery):
+            let subject = render(operand, arguments: &arguments)
+            let filter = subquery.predicate.map { " WHERE " + render($0, arguments: &arguments) } ?? ""
+            return "(\(subject) IN (SELECT \"\(subquery.column)\" FROM \"\(subquery.entity)\"\(filter)))"
         case .function(let function, let inputs):
             return function.rawValue + "(" + inputs.map { render($0, arguments: &arguments) }.joined(separator: ", ")
                 + ")"

@@ -34,3 +34,19 @@ extension Query {
         return try await store.readerThreads.run { try query.distinct(keyPath) }
     }
 }
+
+extension Query {
+    /// The matching objects grouped by a to-one relationship, keyed by the related object's
+    /// key (nil for objects that refer to none), without loading the related objects.
+    ///
+    /// ```swift
+    /// let byDepartment = try Employee.query(in: store).grouped(by: \.department)
+    /// let salesTeam = byDepartment[sales.id] ?? []
+    /// ```
+    public func grouped<M: Model>(by relationship: KeyPath<Root, M?>) throws -> [M.Key?: [Root]] {
+        guard let column = Root._sharkColumnIndex(for: relationship) else {
+            throw SharkError.invalidQuery("\(relationship) is not a persisted property of \(Root._sharkEntityName)")
+        }
+        return Dictionary(grouping: try fetch()) { ($0._sharkRelated(column: column) as? M)?.id }
+    }
+}

@@ -57,6 +57,7 @@ extension QueryExpression {
         case .and(let operands), .or(let operands), .function(_, let operands): return operands
         case .not(let operand), .isNull(let operand), .isIn(let operand, _): return [operand]
         case .between(let operand, let lower, let upper): return [operand, lower, upper]
+        case .isInSubquery(let operand, let subquery): return [operand] + (subquery.predicate.map { [$0] } ?? [])
         }
     }
 

@@ -33,6 +33,30 @@ public indirect enum QueryExpression: Sendable, Hashable {
     /// A scalar function of its arguments, `lower(name)`; see ``ScalarFunction`` for the rules
     /// and how many arguments each takes.
     case function(ScalarFunction, [QueryExpression])
+    /// `expression IN (SELECT column FROM entity WHERE …)`: with `IN`'s rules, the subquery's
+    /// values standing for the list.
+    case isInSubquery(QueryExpression, Subquery)
+}
+
+/// The values of one column of another entity's matching rows, for ``QueryExpression/isInSubquery(_:_:)``.
+///
+/// ```swift
+/// let sales = Subquery(entity: "Department", column: "id", predicate: .comparison(.equal, .column("name"), .value("Sales")))
+/// let inSales = QueryExpression.isInSubquery(.column("department"), sales)
+/// ```
+public struct Subquery: Sendable, Hashable {
+    /// The entity queried.
+    public var entity: String
+    /// The column whose values the subquery gives.
+    public var column: String
+    /// The rows of `entity` that count; all of them when nil.
+    public var predicate: QueryExpression?
+
+    public init(entity: String, column: String, predicate: QueryExpression? = nil) {
+        self.entity = entity
+        self.column = column
+        self.predicate = predicate
+    }
 }
 
 /// A comparison operator.
@@ -71,6 +95,9 @@ extension QueryExpression: CustomStringConvertible {
         case .between(let operand, let lower, let upper): return "(\(operand) BETWEEN \(lower) AND \(upper))"
         case .function(let function, let arguments):
             return function.rawValue + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
+        case .isInSubquery(let operand, let subquery):
+            let filter = subquery.predicate.map { " WHERE \($0)" } ?? ""
+            return "(\(operand) IN (SELECT \(subquery.column) FROM \(subquery.entity)\(filter)))"
         }
     }
 }

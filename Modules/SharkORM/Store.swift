@@ -57,6 +57,12 @@ public final class Store: Sendable {
     let writerThread: StoreWorkers
     let readerThreads: StoreWorkers
     private let schemas = Mutex<[ObjectIdentifier: EntitySchema]>([:])
+    /// The model class prepared for each entity name, so that delete rules can run the hooks
+    /// of the objects they remove.
+    let modelTypes = Mutex<[String: any Model.Type]>([:])
+    /// The relationship columns that refer to each entity, from the recorded schemas; nil
+    /// until first needed, and again after any schema change (see `Store+Referrers.swift`).
+    let referrers = Mutex<[String: [Referrer]]?>(nil)
     private let isClosed = Atomic<Bool>(false)
 
     /// Opens a store with the driver and options of `configuration`.
@@ -114,6 +120,8 @@ public final class Store: Sendable {
                         + "case-insensitive in storage")
             }
             try writer.apply(schema)
+            modelTypes.withLock { $0[schema.name] = M.self }
+            referrers.withLock { $0 = nil }
             schemas.withLock { applied in
                 // Another model class stored under the same entity name is no longer in step
                 // with the table: it re-applies (migrates back) the next time it is used.
@@ -122,7 +130,10 @@ public final class Store: Sendable {
             }
             if !transactions.isEmpty {
                 // DDL inside a transaction is undone by its rollback; forget it then too.
-                transactions.onRollback { [weak self] in _ = self?.schemas.withLock { $0.removeValue(forKey: id) } }
+                transactions.onRollback { [weak self] in
+                    _ = self?.schemas.withLock { $0.removeValue(forKey: id) }
+                    self?.referrers.withLock { $0 = nil }
+                }
             }
             return schema
         }

@@ -93,11 +93,22 @@ extension WriteTransaction {
         }
     }
 
-    /// Removes one object inside this transaction.
+    /// Removes one object inside this transaction, applying the delete rules of the
+    /// relationships that refer to it (see `WritePipeline+DeleteRules.swift`).
     func delete<M: Model>(_ object: M, schema: EntitySchema) throws {
         let state = object._$shark
         guard state.isPersisted, state.store === store else { throw SharkError.notPersisted(entity: schema.name) }
         guard object.willDelete() else { throw SharkError.vetoed(entity: schema.name, operation: .delete) }
+        if try !store.referrers(of: schema.name).isEmpty {
+            return try store.runSavepoint(inside: self) { savepoint in
+                try savepoint.deleteApplyingRules(object, schema: schema)
+            }
+        }
+        try removeRow(of: object, state: state, schema: schema)
+    }
+
+    /// Stage 2 of a removal whose hook has run: the driver delete, and the bookkeeping.
+    func removeRow<M: Model>(of object: M, state: ModelState, schema: EntitySchema) throws {
         let stack = store.transactions
         stack.remember(object, state: state, in: store)
         let key = object.id.columnValue

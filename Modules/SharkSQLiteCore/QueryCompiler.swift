@@ -163,6 +163,18 @@ struct QueryCompiler {
             text += " AND "
             append(upper, to: &text)
             text += ")"
+        case .isInSubquery(let operand, let subquery):
+            text += "("
+            append(operand, to: &text)
+            text += " IN (SELECT "
+            append(.column(subquery.column), to: &text)
+            text += " FROM "
+            text += SQLText.identifier(subquery.entity)
+            if let predicate = subquery.predicate {
+                text += " WHERE "
+                append(predicate, to: &text)
+            }
+            text += "))"
         case .function(let function, let arguments):
             // The names are SQLite's own built-ins; the core checked the argument count.
             text += function.rawValue

@@ -74,3 +74,72 @@ final class Assignment {
         self.project = project
     }
 }
+
+/// Delete rules: books cascade with their author, chapters with their book; a review denies
+/// the removal of its book.
+@Model
+final class Author {
+    var name: String = ""
+    var books: Query<Book> { get throws { try inverse(\Book.author) } }
+
+    init(_ name: String) { self.name = name }
+}
+
+@Model
+final class Book {
+    var title: String = ""
+    var pages: Int = 0
+    @Relationship(deleteRule: .cascade) var author: Author?
+
+    init(_ title: String, pages: Int = 0, author: Author? = nil) {
+        self.title = title
+        self.pages = pages
+        self.author = author
+    }
+
+    /// A book titled "keep" refuses to be removed.
+    func willDelete() -> Bool { title != "keep" }
+}
+
+@Model
+final class Chapter {
+    var number: Int = 0
+    @Relationship(deleteRule: .cascade) var book: Book?
+    @Relationship(deleteRule: .cascade) var previous: Chapter?
+
+    init(_ number: Int, book: Book?) {
+        self.number = number
+        self.book = book
+    }
+}
+
+@Model
+final class Review {
+    var stars: Int = 0
+    @Relationship(deleteRule: .deny) var book: Book?
+
+    init(_ stars: Int, book: Book?) {
+        self.stars = stars
+        self.book = book
+    }
+}
+
+/// Many-to-many: clubs and employees through memberships.
+@Model
+final class Club {
+    var name: String = ""
+    var members: Query<Employee> { get throws { try inverse(\Membership.club, through: \Membership.member) } }
+
+    init(_ name: String) { self.name = name }
+}
+
+@Model
+final class Membership {
+    @Relationship(deleteRule: .cascade) var club: Club?
+    @Relationship(deleteRule: .cascade) var member: Employee?
+
+    init(_ club: Club, _ member: Employee) {
+        self.club = club
+        self.member = member
+    }
+}

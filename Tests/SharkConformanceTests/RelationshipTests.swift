@@ -77,6 +77,11 @@ struct RelationshipTests {
         #expect(try names(.isNotNil(\.department)) == ["Ada", "Alan", "Edsger"])
         #expect(try Employee.query(in: store).where("department = %@", research).count() == 1)
         #expect(try Employee.query(in: store).where(\.department == Department("unsaved")).count() == 0)
+        let groups = try Employee.query(in: store).orderBy(\.name).grouped(by: \.department)
+        #expect(groups[sales.id]?.map(\.name) == ["Ada", "Edsger"])
+        #expect(groups[research.id]?.map(\.name) == ["Alan"])
+        #expect(groups[nil]?.map(\.name) == ["Grace"])
+        #expect(groups.count == 3)
     }
 
     @Test("a cycle of new objects is committed whole, keys and all", arguments: TestDriver.allCases)
