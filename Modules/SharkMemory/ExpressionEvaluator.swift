@@ -16,14 +16,13 @@ indirect enum CompiledExpression {
     case like(CompiledExpression, CompiledExpression)
     case between(CompiledExpression, CompiledExpression, CompiledExpression)
     case function(ScalarFunction, [CompiledExpression])
+    /// The value of an expression over the row of `table` whose key column `column` holds.
+    case path(Int, MemoryTable, CompiledExpression)
 
-    /// The values of a subquery, computed once for the whole query (subqueries here never
-    /// refer to the outer row).
-    typealias Subqueries = (Subquery) throws -> [Value]
-
-    /// Resolves column names against `schema`, and subqueries to their values; an unknown
-    /// column is a typed error.
-    init(_ expression: QueryExpression, schema: EntitySchema, subqueries: Subqueries) throws {
+    /// Resolves column names against `schema`, subqueries to their values (computed once:
+    /// they never refer to the outer row) and relationship paths to the tables of `database`;
+    /// an unknown table or column is a typed error.
+    init(_ expression: QueryExpression, schema: EntitySchema, database: MemoryDatabaseState) throws {
         switch expression {
         case .column(let name):
             guard let index = schema.columnIndex(named: name) else {
@@ -33,46 +32,62 @@ indirect enum CompiledExpression {
         case .value(let value): self = .value(value)
         case .comparison(let op, let lhs, let rhs):
             self = .comparison(
-                op, try Self(lhs, schema: schema, subqueries: subqueries),
-                try Self(rhs, schema: schema, subqueries: subqueries))
+                op, try Self(lhs, schema: schema, database: database),
+                try Self(rhs, schema: schema, database: database))
         case .arithmetic(let op, let lhs, let rhs):
             self = .arithmetic(
-                op, try Self(lhs, schema: schema, subqueries: subqueries),
-                try Self(rhs, schema: schema, subqueries: subqueries))
-        case .and(let operands): self = .and(try operands.map { try Self($0, schema: schema, subqueries: subqueries) })
-        case .or(let operands): self = .or(try operands.map { try Self($0, schema: schema, subqueries: subqueries) })
-        case .not(let operand): self = .not(try Self(operand, schema: schema, subqueries: subqueries))
-        case .isNull(let operand): self = .isNull(try Self(operand, schema: schema, subqueries: subqueries))
+                op, try Self(lhs, schema: schema, database: database),
+                try Self(rhs, schema: schema, database: database))
+        case .and(let operands): self = .and(try operands.map { try Self($0, schema: schema, database: database) })
+        case .or(let operands): self = .or(try operands.map { try Self($0, schema: schema, database: database) })
+        case .not(let operand): self = .not(try Self(operand, schema: schema, database: database))
+        case .isNull(let operand): self = .isNull(try Self(operand, schema: schema, database: database))
         case .isIn(let operand, let values):
-            self = .isIn(try Self(operand, schema: schema, subqueries: subqueries), values)
+            self = .isIn(try Self(operand, schema: schema, database: database), values)
         case .like(let operand, let pattern):
             self = .like(
-                try Self(operand, schema: schema, subqueries: subqueries),
-                try Self(pattern, schema: schema, subqueries: subqueries))
+                try Self(operand, schema: schema, database: database),
+                try Self(pattern, schema: schema, database: database))
         case .between(let operand, let lower, let upper):
             self = .between(
-                try Self(operand, schema: schema, subqueries: subqueries),
-                try Self(lower, schema: schema, subqueries: subqueries),
-                try Self(upper, schema: schema, subqueries: subqueries))
+                try Self(operand, schema: schema, database: database),
+                try Self(lower, schema: schema, database: database),
+                try Self(upper, schema: schema, database: database))
         case .function(let function, let arguments):
             guard function.arity.contains(arguments.count) else {
                 throw SharkError.invalidQuery("wrong number of arguments to \(function.rawValue): \(arguments.count)")
             }
-            self = .function(function, try arguments.map { try Self($0, schema: schema, subqueries: subqueries) })
+            self = .function(function, try arguments.map { try Self($0, schema: schema, database: database) })
         case .isInSubquery(let operand, let subquery):
-            self = .isIn(try Self(operand, schema: schema, subqueries: subqueries), try subqueries(subquery))
+            self = .isIn(
+                try Self(operand, schema: schema, database: database),
+                try QueryExecution.values(of: subquery, in: database))
+        case .path(let step, let expression):
+            guard let column = schema.columnIndex(named: step.column) else {
+                throw SharkError.driver(code: 1, message: "no such column: \(step.column)", sql: nil)
+            }
+            guard let target = database.table(named: step.entity) else {
+                throw SharkError.driver(code: 1, message: "no such table: \(step.entity)", sql: nil)
+            }
+            self = .path(column, target, try Self(expression, schema: target.schema, database: database))
         }
     }
 
     /// The affinity this expression gives the values compared with it: a column's own.
     private var affinity: SQLiteSemantics.Affinity? {
-        if case .column(_, let affinity) = self { return affinity }
-        return nil
+        switch self {
+        case .column(_, let affinity): return affinity
+        case .path(_, _, let expression): return expression.affinity
+        default: return nil
+        }
     }
 
     private var isColumn: Bool {
-        if case .column = self { return true }
-        return false
+        switch self {
+        case .column: return true
+        case .path(_, _, let expression): return expression.isColumn
+        default: return false
+        }
     }
 
     /// The value of the expression for `row`. Throws only where SQLite fails a statement
@@ -85,6 +100,11 @@ indirect enum CompiledExpression {
             return Self.arithmetic(op, try lhs.value(row), try rhs.value(row))
         case .function(let function, let arguments):
             return try ScalarFunctions.call(function, arguments, row)
+        case .path(let column, let table, let expression):
+            let key = row[column]
+            if key.isNull { return .null }
+            guard let related = table.row(forKey: key) else { return .null }
+            return try expression.value(related)
         default:
             switch try truth(row) {
             case .some(true): return .integer(1)
@@ -137,7 +157,7 @@ indirect enum CompiledExpression {
             let high = try Self.order(operand, upper, row).map { $0 <= 0 }
             if low == false || high == false { return false }
             return low == nil || high == nil ? nil : true
-        case .column, .value, .arithmetic, .function:
+        case .column, .value, .arithmetic, .function, .path:
             switch try value(row) {
             case .null: return nil
             case .integer(let v): return v != 0

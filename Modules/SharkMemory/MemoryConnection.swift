@@ -11,10 +11,14 @@ final class MemoryConnection: DriverConnection {
     private var savepoints: [(name: String, state: MemoryDatabaseState)] = []
     private let builder = RowBuilder()
 
-    init(driver: MemoryDriver, state: MemoryDatabaseState?) {
+    /// A writer (`isWriter`), or a reader whose snapshot is taken by its first query, as
+    /// SQLite's deferred read transactions take theirs: what was committed before a read
+    /// statement is visible to it, even if it was committed after the read began (a model's
+    /// table created on first use, say).
+    init(driver: MemoryDriver, isWriter: Bool) {
         self.driver = driver
-        self.state = state
-        self.isWriter = state == nil
+        self.state = nil
+        self.isWriter = isWriter
     }
 
     // MARK: Transactions
@@ -220,8 +224,7 @@ final class MemoryConnection: DriverConnection {
         let database = try current()
         let table = try self.table(schema.name, in: database)
         var execution = try QueryExecution(query, over: table, in: database)
-        let value = try CompiledExpression(
-            expression, schema: table.schema, subqueries: QueryExecution.subqueries(in: database))
+        let value = try CompiledExpression(expression, schema: table.schema, database: database)
         // Only a window depends on the order; a sort for anything else would be wasted.
         if query.limit != nil || query.offset != nil {
             for row in try execution.rows() { try body(try value.value(row)) }
@@ -235,7 +238,11 @@ final class MemoryConnection: DriverConnection {
 
     private func current() throws -> MemoryDatabaseState {
         if let state { return state }
-        guard isWriter else { throw SharkError.closed }
+        guard isWriter else {
+            let snapshot = try driver.readerSnapshot()
+            state = snapshot
+            return snapshot
+        }
         return driver.snapshot()
     }
 

@@ -20,14 +20,21 @@ package final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
 
     init(tracer: Tracer) {
         self.tracer = tracer
-        writerConnection = MemoryConnection(driver: self, state: nil)
+        writerConnection = MemoryConnection(driver: self, isWriter: true)
     }
 
     package var writer: any DriverConnection { writerConnection }
 
     package func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
         guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
-        return try body(MemoryConnection(driver: self, state: snapshot()))
+        return try body(MemoryConnection(driver: self, isWriter: false))
+    }
+
+    /// The committed state, for a reader's first query; the store may have closed since the
+    /// read began.
+    func readerSnapshot() throws -> MemoryDatabaseState {
+        guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
+        return snapshot()
     }
 
     package func close() {

@@ -19,29 +19,26 @@ struct QueryExecution {
         self.query = query
         self.path = AccessPath.choose(for: query, in: table)
         pathCoversPredicate = AccessPath.covers(query.predicate, with: path, in: table)
-        let subqueries = Self.subqueries(in: database)
-        predicate = try query.predicate.map { try CompiledExpression($0, schema: table.schema, subqueries: subqueries) }
+        predicate = try query.predicate.map { try CompiledExpression($0, schema: table.schema, database: database) }
         ordering = try query.ordering.map {
-            (try CompiledExpression($0.expression, schema: table.schema, subqueries: subqueries), $0.ascending)
+            (try CompiledExpression($0.expression, schema: table.schema, database: database), $0.ascending)
         }
     }
 
-    /// Runs subqueries against the same state as the query around them.
-    static func subqueries(in database: MemoryDatabaseState) -> CompiledExpression.Subqueries {
-        { subquery in
-            guard let table = database.table(named: subquery.entity) else {
-                throw SharkError.driver(code: 1, message: "no such table: \(subquery.entity)", sql: nil)
-            }
-            guard let column = table.schema.columnIndex(named: subquery.column) else {
-                throw SharkError.driver(code: 1, message: "no such column: \(subquery.column)", sql: nil)
-            }
-            var inner = EntityQuery(entity: subquery.entity)
-            inner.predicate = subquery.predicate
-            var execution = try QueryExecution(inner, over: table, in: database)
-            var values: [Value] = []
-            try execution.forEachMatch { values.append($0[column]) }
-            return values
+    /// The values a subquery gives, run against the same state as the query around it.
+    static func values(of subquery: Subquery, in database: MemoryDatabaseState) throws -> [Value] {
+        guard let table = database.table(named: subquery.entity) else {
+            throw SharkError.driver(code: 1, message: "no such table: \(subquery.entity)", sql: nil)
         }
+        guard let column = table.schema.columnIndex(named: subquery.column) else {
+            throw SharkError.driver(code: 1, message: "no such column: \(subquery.column)", sql: nil)
+        }
+        var inner = EntityQuery(entity: subquery.entity)
+        inner.predicate = subquery.predicate
+        var execution = try QueryExecution(inner, over: table, in: database)
+        var values: [Value] = []
+        try execution.forEachMatch { values.append($0[column]) }
+        return values
     }
 
     /// Calls `body` with each matching row, in the access path's order, ignoring any window:

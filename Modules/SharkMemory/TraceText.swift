@@ -28,6 +28,9 @@ enum TraceText {
             let subject = render(operand, arguments: &arguments)
             return
                 "(\(subject) BETWEEN \(render(lower, arguments: &arguments)) AND \(render(upper, arguments: &arguments)))"
+        case .path(let step, let expression):
+            return
+                "(SELECT \(render(expression, arguments: &arguments)) FROM \"\(step.entity)\" WHERE \"\(step.key)\" = \"\(step.column)\")"
         case .isInSubquery(let operand, let subquery):
             let subject = render(operand, arguments: &arguments)
             let filter = subquery.predicate.map { " WHERE " + render($0, arguments: &arguments) } ?? ""

@@ -39,8 +39,20 @@ public struct PredicateParser: Sendable {
     /// of them: a bound on the parser's recursion.
     static let maximumTextNesting = 64
 
-    public init(schema: EntitySchema) {
+    /// The schemas of related entities, for dotted paths (`department.name`); nil for an
+    /// entity it does not know.
+    let relatedSchema: @Sendable (String) -> EntitySchema?
+
+    /// A parser for predicates on `schema`; `relatedSchema` gives the schemas of the entities
+    /// its relationships refer to, so that dotted paths through them resolve.
+    ///
+    /// ```swift
+    /// let parser = PredicateParser(schema: employees) { name in name == "Department" ? departments : nil }
+    /// let inSales = try parser.predicate("department.name = 'Sales'")
+    /// ```
+    public init(schema: EntitySchema, relatedSchema: @escaping @Sendable (String) -> EntitySchema? = { _ in nil }) {
         self.schema = schema
+        self.relatedSchema = relatedSchema
     }
 
     /// The predicate `text`, with `arguments` for its placeholders in order.
@@ -49,7 +61,8 @@ public struct PredicateParser: Sendable {
     /// let named = try parser.predicate("name = %@ AND age > %i", arguments: ["Ada", 30])
     /// ```
     public func predicate(_ text: String, arguments: [Any] = []) throws(SharkError) -> QueryExpression {
-        var parse = Parse(text: text, tokens: try PredicateLexer.tokens(of: text), schema: schema, arguments: arguments)
+        var parse = Parse(
+            text: text, tokens: try PredicateLexer.tokens(of: text), parser: self, arguments: arguments)
         let node = try parse.disjunction()
         try parse.expectEnd(expected: "AND, OR or the end of the predicate")
         return node.expression
@@ -62,7 +75,7 @@ public struct PredicateParser: Sendable {
     /// let order = try parser.ordering("lower(name), age DESC")
     /// ```
     public func ordering(_ text: String) throws(SharkError) -> [Ordering] {
-        var parse = Parse(text: text, tokens: try PredicateLexer.tokens(of: text), schema: schema, arguments: [])
+        var parse = Parse(text: text, tokens: try PredicateLexer.tokens(of: text), parser: self, arguments: [])
         var orderings: [Ordering] = []
         repeat {
             let term = try parse.additive()
@@ -99,18 +112,20 @@ private struct Parse {
 
     let text: String
     let tokens: [Token]
-    let schema: EntitySchema
+    let parser: PredicateParser
     let arguments: [Any]
     private var index = 0
     private var argumentsUsed = 0
     private var textNesting = 0
 
-    init(text: String, tokens: [Token], schema: EntitySchema, arguments: [Any]) {
+    init(text: String, tokens: [Token], parser: PredicateParser, arguments: [Any]) {
         self.text = text
         self.tokens = tokens
-        self.schema = schema
+        self.parser = parser
         self.arguments = arguments
     }
+
+    var schema: EntitySchema { parser.schema }
 
     // MARK: Tokens
 
@@ -438,30 +453,50 @@ private struct Parse {
         return try node(.function(function, operands.map(\.expression)), over: operands, offset: token.offset)
     }
 
-    /// A property: a name, or dotted names through relationships.
+    /// A property: a name, or dotted names through relationships (`department.location.name`),
+    /// each step a to-one relationship of the entity before it.
     private mutating func path(startingWith first: String, at token: Token) throws(SharkError) -> Node {
-        var names = [first]
+        var names = [(first, token)]
         while acceptSymbol(".") {
             guard case .word(let name, _) = current.kind else { throw failure("a property name after '.'") }
-            names.append(name)
+            names.append((name, current))
             advance()
         }
-        guard names.count == 1 else {
-            throw failure(
-                "a property of \(schema.name)", found: "\"\(names.joined(separator: "."))\" (no relationship \(first))",
-                offset: token.offset)
+        var entity = schema
+        var steps: [RelationshipStep] = []
+        for (name, token) in names.dropLast() {
+            guard let column = column(named: name, in: entity),
+                let relationship = entity.columns[entity.columnIndex(named: column)!].relationship
+            else {
+                throw failure("a relationship of \(entity.name) before '.'", at: token)
+            }
+            guard let target = parser.relatedSchema(relationship.target) else {
+                throw failure(
+                    "a relationship to a model this store has prepared or recorded",
+                    found: "\"\(name)\" (to \(relationship.target))", offset: token.offset)
+            }
+            steps.append(RelationshipStep(column: column, entity: target.name, key: target.key.name))
+            entity = target
         }
-        guard let column = column(named: first) else {
-            throw failure("a property of \(schema.name)", at: token)
+        let (last, lastToken) = names[names.count - 1]
+        guard let column = column(named: last, in: entity) else {
+            throw failure("a property of \(entity.name)", at: lastToken)
         }
-        return Node(expression: .column(column), depth: 1, offset: token.offset)
+        var expression = QueryExpression.column(column)
+        for step in steps.reversed() { expression = .path(step, expression) }
+        let depth = steps.count + 1
+        guard depth <= QueryExpression.maximumNestingDepth else {
+            throw failure("a shorter path", found: "\(steps.count) relationships", offset: token.offset)
+        }
+        return Node(expression: expression, depth: depth, offset: token.offset)
     }
 
-    /// The column named `name`: exactly, or else regardless of case when only one matches.
-    private func column(named name: String) -> String? {
-        if schema.columnIndex(named: name) != nil { return name }
+    /// The column of `entity` named `name`: exactly, or else regardless of case when only one
+    /// matches.
+    private func column(named name: String, in entity: EntitySchema) -> String? {
+        if entity.columnIndex(named: name) != nil { return name }
         let folded = name.lowercased()
-        let matches = schema.columns.filter { $0.name.lowercased() == folded }
+        let matches = entity.columns.filter { $0.name.lowercased() == folded }
         return matches.count == 1 ? matches[0].name : nil
     }
 

@@ -24,7 +24,7 @@ extension Query {
     /// ```
     public func `where`(_ predicate: String, arguments: [Any]) -> Query {
         do {
-            let expression = try PredicateParser(schema: Root.schema).predicate(predicate, arguments: arguments)
+            let expression = try parser.predicate(predicate, arguments: arguments)
             return self.where(QueryPredicate(expression))
         } catch {
             var copy = self
@@ -43,10 +43,17 @@ extension Query {
     public func orderBy(_ ordering: String) -> Query {
         var copy = self
         do {
-            copy.description.ordering += try PredicateParser(schema: Root.schema).ordering(ordering)
+            copy.description.ordering += try parser.ordering(ordering)
         } catch {
             copy.problem = problem ?? error
         }
         return copy
+    }
+
+    /// A parser for this model, which resolves dotted paths through the schemas the store
+    /// knows.
+    private var parser: PredicateParser {
+        let store = self.store
+        return PredicateParser(schema: Root.schema) { store.knownSchema(of: $0) }
     }
 }

@@ -15,6 +15,8 @@ public struct Query<Root: Model>: Sendable {
     @_spi(SharkDriver) public internal(set) var description: EntityQuery
     /// Why the query cannot run, if a predicate or ordering was invalid; running it throws.
     public internal(set) var problem: SharkError?
+    /// What `including` asked to load along with the results, one statement each.
+    @usableFromInline var prefetches: [Prefetch<Root>] = []
 
     public init(_ type: Root.Type = Root.self, in store: Store) {
         self.store = store
@@ -74,6 +76,7 @@ public struct Query<Root: Model>: Sendable {
     @inlinable
     public func fetch() throws -> [Root] {
         if let problem { throw problem }
+        if !prefetches.isEmpty { return try fetchIncluding(firstOnly: false) }
         return try store.fetchObjects(self, firstOnly: false)
     }
 
@@ -82,6 +85,7 @@ public struct Query<Root: Model>: Sendable {
     @inlinable
     public func first() throws -> Root? {
         if let problem { throw problem }
+        if !prefetches.isEmpty { return try fetchIncluding(firstOnly: true).first }
         return try store.fetchObjects(self, firstOnly: true).first
     }
 

@@ -55,7 +55,7 @@ extension QueryExpression {
         case .comparison(_, let lhs, let rhs), .arithmetic(_, let lhs, let rhs), .like(let lhs, let rhs):
             return [lhs, rhs]
         case .and(let operands), .or(let operands), .function(_, let operands): return operands
-        case .not(let operand), .isNull(let operand), .isIn(let operand, _): return [operand]
+        case .not(let operand), .isNull(let operand), .isIn(let operand, _), .path(_, let operand): return [operand]
         case .between(let operand, let lower, let upper): return [operand, lower, upper]
         case .isInSubquery(let operand, let subquery): return [operand] + (subquery.predicate.map { [$0] } ?? [])
         }

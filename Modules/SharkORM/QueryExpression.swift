@@ -36,6 +36,27 @@ public indirect enum QueryExpression: Sendable, Hashable {
     /// `expression IN (SELECT column FROM entity WHERE …)`: with `IN`'s rules, the subquery's
     /// values standing for the list.
     case isInSubquery(QueryExpression, Subquery)
+    /// The value of an expression over the row a to-one relationship refers to:
+    /// `department.name`. NULL when the relationship is NULL or its row is missing, as a
+    /// LEFT JOIN gives; paths through several relationships nest.
+    case path(RelationshipStep, QueryExpression)
+}
+
+/// One step of a ``QueryExpression/path(_:_:)``: from a relationship column to the row of
+/// `entity` whose `key` it holds.
+public struct RelationshipStep: Sendable, Hashable {
+    /// The relationship column of the row the path starts from.
+    public var column: String
+    /// The related entity.
+    public var entity: String
+    /// The related entity's key column.
+    public var key: String
+
+    public init(column: String, entity: String, key: String) {
+        self.column = column
+        self.entity = entity
+        self.key = key
+    }
 }
 
 /// The values of one column of another entity's matching rows, for ``QueryExpression/isInSubquery(_:_:)``.
@@ -95,6 +116,7 @@ extension QueryExpression: CustomStringConvertible {
         case .between(let operand, let lower, let upper): return "(\(operand) BETWEEN \(lower) AND \(upper))"
         case .function(let function, let arguments):
             return function.rawValue + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
+        case .path(let step, let expression): return step.column + "." + expression.description
         case .isInSubquery(let operand, let subquery):
             let filter = subquery.predicate.map { " WHERE \($0)" } ?? ""
             return "(\(operand) IN (SELECT \(subquery.column) FROM \(subquery.entity)\(filter)))"

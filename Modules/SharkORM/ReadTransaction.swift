@@ -48,6 +48,11 @@ extension Store {
     /// same snapshot, however long it takes, and never waits for writers. Inside a write
     /// transaction of this store, it reads that transaction's own state instead.
     ///
+    /// The snapshot is taken by the first query, on every driver (as SQLite's deferred reads
+    /// do). A model used for the first time after that has its table created outside the
+    /// snapshot, which then does not see it: call ``prepare(_:)`` for such models before
+    /// the read.
+    ///
     /// ```swift
     /// let total = try store.read { snapshot in
     ///     try snapshot.fetch(Order.query(in: store)).reduce(0) { $0 + $1.quantity }

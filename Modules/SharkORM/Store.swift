@@ -139,6 +139,13 @@ public final class Store: Sendable {
         }
     }
 
+    /// The schema of `entity` as this store knows it: its model's, when one was prepared,
+    /// or else as recorded; nil when neither.
+    func knownSchema(of entity: String) -> EntitySchema? {
+        if let prepared = schemas.withLock({ $0.values.first { $0.name == entity } }) { return prepared }
+        return try? recordedSchema(of: entity)
+    }
+
     func checkOpen() throws(SharkError) {
         if isClosed.load(ordering: .acquiring) { throw SharkError.closed }
     }

@@ -22,6 +22,13 @@ struct QueryCompiler {
     private(set) var overflow: [Value] = []
     /// How many `?` the text may use: the library's limit, less room for LIMIT and OFFSET.
     private let parameterLimit: Int
+    /// The table that column names refer to, innermost last: nil for the query's own table
+    /// (names stay unqualified), an alias inside a relationship path (see `path`).
+    private var scopes: [String?] = [nil]
+    /// The query's own table, which the outermost path refers back to.
+    private var table = ""
+    /// Aliases given to path tables so far.
+    private var aliases = 0
 
     init(parameterLimit: Int = 999) {
         self.parameterLimit = max(2, parameterLimit - 2)
@@ -40,6 +47,7 @@ struct QueryCompiler {
     /// ``EntityQuery/requiresOrder``) gets no ORDER BY at all: SQLite then returns rows in
     /// the order of the index or table it scans, with no sort.
     mutating func select(_ query: EntityQuery, statements: EntityStatements, columns: String) -> String {
+        table = statements.table
         var sql = "SELECT "
         sql.reserveCapacity(columns.utf8.count + 128)
         sql += columns
@@ -63,6 +71,7 @@ struct QueryCompiler {
 
     /// `SELECT count(*) …` honouring limit and offset.
     mutating func count(_ query: EntityQuery, statements: EntityStatements) -> String {
+        table = statements.table
         var inner = "FROM \(statements.table)"
         if let predicate = query.predicate {
             inner += " WHERE "
@@ -95,6 +104,7 @@ struct QueryCompiler {
     private mutating func values(of expression: QueryExpression, _ query: EntityQuery, statements: EntityStatements)
         -> String
     {
+        table = statements.table
         var value = ""
         append(expression, to: &value)
         var rows = query
@@ -118,6 +128,10 @@ struct QueryCompiler {
     mutating func append(_ expression: QueryExpression, to text: inout String) {
         switch expression {
         case .column(let name):
+            if let scope = scopes.last, let scope {
+                text += scope
+                text += "."
+            }
             text += "\""
             text += name.contains("\"") ? name.replacingOccurrences(of: "\"", with: "\"\"") : name
             text += "\""
@@ -167,6 +181,8 @@ struct QueryCompiler {
             text += "("
             append(operand, to: &text)
             text += " IN (SELECT "
+            // The subquery's names are its own table's, whatever surrounds it.
+            scopes.append(SQLText.identifier(subquery.entity))
             append(.column(subquery.column), to: &text)
             text += " FROM "
             text += SQLText.identifier(subquery.entity)
@@ -174,7 +190,10 @@ struct QueryCompiler {
                 text += " WHERE "
                 append(predicate, to: &text)
             }
+            scopes.removeLast()
             text += "))"
+        case .path(let step, let expression):
+            path(step, expression, &text)
         case .function(let function, let arguments):
             // The names are SQLite's own built-ins; the core checked the argument count.
             text += function.rawValue
@@ -185,6 +204,37 @@ struct QueryCompiler {
             }
             text += ")"
         }
+    }
+
+    /// `(SELECT expression FROM entity AS shark_pN WHERE shark_pN.key = outer.column)`: a
+    /// correlated scalar subquery, which gives exactly what a LEFT JOIN on a to-one
+    /// relationship gives — the related row's value, or NULL — and fits anywhere an
+    /// expression does (predicates, orderings, aggregates). Inside it every name is qualified
+    /// with its alias, so that a path from a model to itself (`mentor.name`) cannot mistake
+    /// one row for the other.
+    private mutating func path(_ step: RelationshipStep, _ expression: QueryExpression, _ text: inout String) {
+        aliases += 1
+        let alias = "shark_p\(aliases)"
+        let outer = scopes.last.flatMap { $0 } ?? table
+        text += "(SELECT "
+        scopes.append(alias)
+        append(expression, to: &text)
+        scopes.removeLast()
+        text += " FROM "
+        text += SQLText.identifier(step.entity)
+        text += " AS "
+        text += alias
+        text += " WHERE "
+        text += alias
+        text += "."
+        text += SQLText.identifier(step.key)
+        text += " = "
+        if !outer.isEmpty {
+            text += outer
+            text += "."
+        }
+        text += SQLText.identifier(step.column)
+        text += ")"
     }
 
     /// A `?` while the library has parameters left, `shark_arg(i)` after that.

@@ -11,6 +11,9 @@ final class Sample {
     var flag: Bool = false
     var code: Int = 0
     var note: String?
+    /// Another sample: paths (`parent.age`), subqueries and prefetching on random data; its
+    /// removal nullifies.
+    var parent: Sample?
 
     static let indexes: [Index<Sample>] = [.on(\.age), .on(\.name), .unique(\.code)]
 }
@@ -118,6 +121,9 @@ struct DifferentialRun {
     private mutating func insert() throws -> String? {
         let values = randomValues()
         let (a, b) = (make(values), make(values))
+        if Bool.random(using: &random), let (parentA, parentB) = pairs.randomElement(using: &random) {
+            (a.parent, b.parent) = (parentA, parentB)
+        }
         if let mismatch = both({ try sqlite.commit(a) }, { try memory.commit(b) }) { return mismatch }
         if a.isPersisted != b.isPersisted || a.id != b.id { return "insert state differs: \(a.id) / \(b.id)" }
         if a.isPersisted { pairs.append((a, b)) }
@@ -203,11 +209,16 @@ struct DifferentialRun {
         var a = try Sample.query(in: sqlite)
         var b = try Sample.query(in: memory)
         var text = RandomPredicateText(random: SeededGenerator(state: random.next()))
-        switch Int.random(in: 0..<4, using: &random) {
+        switch Int.random(in: 0..<5, using: &random) {
         case 0, 1:
             let predicate = randomPredicate()
             a = a.where(predicate)
             b = b.where(predicate)
+        case 3:
+            // A subquery: samples whose parent matches a random predicate.
+            let inner = randomPredicate()
+            a = a.where(.isIn(\.parent, try Sample.query(in: sqlite).where(inner)))
+            b = b.where(.isIn(\.parent, try Sample.query(in: memory).where(inner)))
         case 2:
             // A string predicate, parsed into the same AST: both engines must agree on it.
             let (predicate, arguments) = text.predicate()
@@ -237,6 +248,15 @@ struct DifferentialRun {
             let offset = Int.random(in: 0...8, using: &random)
             (a, b) = (a.offset(offset), b.offset(offset))
         }
+        if Bool.random(using: &random) {
+            // Prefetched parents must be the same rows, loaded.
+            (a, b) = (a.including(\.parent), b.including(\.parent))
+            let parentsA = try a.fetch().map { "\($0.id)→\($0.parent.map(Self.describe) ?? "nil")" }
+            let parentsB = try b.fetch().map { "\($0.id)→\($0.parent.map(Self.describe) ?? "nil")" }
+            if parentsA.sorted() != parentsB.sorted() {
+                return "including parent \(a.description): \(parentsA) / \(parentsB)"
+            }
+        }
         var left = try a.fetch().map(Self.describe)
         var right = try b.fetch().map(Self.describe)
         // Without an ordering or a window, rows may come back in any order: compare as
@@ -250,7 +270,7 @@ struct DifferentialRun {
         let column: QueryExpression =
             Bool.random(using: &random)
             ? .column(["name", "age", "score", "flag", "code", "note"].randomElement(using: &random)!)
-            : try PredicateParser(schema: Sample.schema).ordering(text.ordering())[0].expression
+            : try RandomPredicateText.parser.ordering(text.ordering())[0].expression
         let aggregateA = try a.aggregate(function, of: column)
         let aggregateB = try b.aggregate(function, of: column)
         if !Self.same(aggregateA, aggregateB) {
@@ -280,7 +300,11 @@ struct DifferentialRun {
 
     static func describe(_ sample: Sample) -> String {
         let score = sample.score.map { "\($0.sign == .minus ? "-" : "+")\(abs($0))" } ?? "nil"
+        // The stored parent key, without loading the parent.
+        let parent = (sample._sharkRelated(column: parentColumn) as? Sample).map { "\($0.id)" } ?? "nil"
         return
-            "\(sample.id):\(sample.name)|\(sample.age)|\(score)|\(sample.flag)|\(sample.code)|\(sample.note ?? "nil")"
+            "\(sample.id):\(sample.name)|\(sample.age)|\(score)|\(sample.flag)|\(sample.code)|\(sample.note ?? "nil")|^\(parent)"
     }
+
+    static let parentColumn = Sample._sharkColumnIndex(for: \Sample.parent)!
 }

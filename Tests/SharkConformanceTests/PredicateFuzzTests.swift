@@ -35,7 +35,7 @@ struct PredicateFuzzTests {
         let seed = Self.seed
         var random = SeededGenerator(state: seed)
         var valid = RandomPredicateText(random: SeededGenerator(state: seed ^ 0x5EED))
-        let parser = PredicateParser(schema: Sample.schema)
+        let parser = RandomPredicateText.parser
         let argumentChoices = Self.argumentChoices
         var parsed = 0
         var refused = 0

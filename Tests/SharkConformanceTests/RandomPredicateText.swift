@@ -1,4 +1,5 @@
 import Foundation
+import SharkORM
 
 /// Random string predicates over ``Sample`` that are valid by construction, with their
 /// arguments: for the differential test (the engines must agree on them) and as seeds for
@@ -9,6 +10,9 @@ struct RandomPredicateText {
     private var argumentsAllowed = true
 
     init(random: SeededGenerator) { self.random = random }
+
+    /// A parser for ``Sample``, whose `parent` paths lead to ``Sample`` again.
+    static let parser = PredicateParser(schema: Sample.schema) { $0 == "Sample" ? Sample.schema : nil }
 
     /// A predicate and the arguments its placeholders take.
     mutating func predicate() -> (String, [Any]) {
@@ -79,7 +83,7 @@ struct RandomPredicateText {
     private mutating func number(depth: Int) -> String {
         switch Int.random(in: 0..<(depth > 2 ? 6 : 11), using: &random) {
         case 0: return pick(["age", "code", "AGE"])
-        case 1: return pick(["score", "flag"])
+        case 1: return pick(["score", "flag", "parent.age", "parent.code", "parent.parent.age", "parent.score"])
         case 2: return String(Int.random(in: -3...15, using: &random))
         case 3: return pick(["0.5", "2.5", "-1.25", "1e1", "10.0"])
         case 4 where argumentsAllowed:
@@ -97,7 +101,7 @@ struct RandomPredicateText {
 
     private mutating func text(depth: Int) -> String {
         switch Int.random(in: 0..<(depth > 2 ? 4 : 6), using: &random) {
-        case 0: return pick(["name", "note", "`name`"])
+        case 0: return pick(["name", "note", "`name`", "parent.name", "parent.note", "parent.parent.name"])
         case 1: return "'" + pick(["a", "Ed", "b", "", "x'y".replacingOccurrences(of: "'", with: "''")]) + "'"
         case 2 where argumentsAllowed:
             arguments.append(pick(["a", "Ed", "b", "", "x'y"]) as Any)

@@ -57,6 +57,43 @@ struct RelationshipTests {
         #expect(selects(of: "Department") == 2)
     }
 
+    @Test("including loads the relationships of a whole result in one more SELECT", arguments: TestDriver.allCases)
+    func including(driver: TestDriver) async throws {
+        let log = StatementLog()
+        let store = try driver.makeStore(log: log)
+        defer { store.close() }
+        let departments = (0..<10).map { Department("D\($0)") }
+        try store.commit((0..<100).map { Employee("E\($0)", department: departments[$0 % 10]) } + [Employee("none")])
+        func selects() -> [String] {
+            log.statements.filter { $0.hasPrefix("SELECT") && !$0.contains("_shark_") }
+        }
+        log.reset()
+        let people = try await Employee.query(in: store).including(\.department).fetch()
+        #expect(people.count == 101)
+        #expect(selects().count == 2, "\(selects())")
+        #expect(people.allSatisfy { $0.department?.isFault != true })
+        #expect(Set(people.compactMap { $0.department?.name }).count == 10)
+        #expect(selects().count == 2)  // reading them costs nothing more
+        // first() and async fetches prefetch too; a window prefetches only its own.
+        log.reset()
+        let first = try await Employee.query(in: store).orderBy(\.name).including(\.department).first()
+        #expect(first?.department?.name == "D0")
+        #expect(selects().count == 2)
+        let fetched = try await Employee.query(in: store).where(\.name == "E7").including(\.department).fetch()
+        #expect(fetched.first?.department?.isFault == false)
+        // More keys than SQLite takes parameters: still one statement.
+        let many = (0..<1_200).map { Employee("M\($0)", department: Department("X\($0)")) }
+        try store.commit(many)
+        log.reset()
+        let all = try await Employee.query(in: store).where(.like(\.name, "M%")).including(\.department).fetch()
+        #expect(all.count == 1_200 && all.allSatisfy { $0.department?.isFault == false })
+        #expect(selects().count == 2)
+        // Non-optional relationships, and dangling keys (which stay faults).
+        try store.commit(Assignment("lead", project: Project("Apollo")))
+        let assignments = try await Assignment.query(in: store).including(\.project).fetch()
+        #expect(assignments.map(\.project.title) == ["Apollo"])
+    }
+
     @Test("queries compare relationships with objects and nil", arguments: TestDriver.allCases)
     func predicates(driver: TestDriver) throws {
         let store = try driver.makeStore()
@@ -82,6 +119,62 @@ struct RelationshipTests {
         #expect(groups[research.id]?.map(\.name) == ["Alan"])
         #expect(groups[nil]?.map(\.name) == ["Grace"])
         #expect(groups.count == 3)
+    }
+
+    @Test("dotted paths through relationships filter and order like a LEFT JOIN", arguments: TestDriver.allCases)
+    func dottedPaths(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let rome = Location("Rome")
+        let sales = Department("Sales", location: rome)
+        let research = Department("Research", location: Location("Oslo"))
+        let ada = Employee("Ada", salary: 100, department: sales)
+        let alan = Employee("Alan", salary: 90, department: research)
+        let grace = Employee("Grace", salary: 120)
+        let edsger = Employee("Edsger", salary: 80, department: sales)
+        edsger.mentor = ada
+        alan.mentor = ada
+        try store.commit([ada, alan, grace, edsger])
+        try store.write { tx in
+            _ = try tx.insertRow(["name": .text("Dangling"), "department": .integer(999)], into: "Employee")
+        }
+        func names(_ predicate: String, _ arguments: Any...) throws -> [String] {
+            try Employee.query(in: store).where(predicate, arguments: arguments).orderBy(\.name).fetch().map(\.name)
+        }
+        #expect(try names("department.name = 'Sales'") == ["Ada", "Edsger"])
+        #expect(try names("department.name = %@ OR salary > 110", "Research") == ["Alan", "Grace"])
+        #expect(try names("department.location.name = 'Rome'") == ["Ada", "Edsger"])
+        #expect(try names("lower(department.location.name) LIKE 'o%'") == ["Alan"])
+        #expect(try names("mentor.name = 'Ada'") == ["Alan", "Edsger"])  // a path from a model to itself
+        #expect(try names("mentor.department.name = 'Sales'") == ["Alan", "Edsger"])
+        // No relationship, or a dangling one, reads as NULL, as a LEFT JOIN gives.
+        #expect(try names("department.name IS NULL") == ["Dangling", "Grace"])
+        #expect(try names("department.name != 'Sales'") == ["Alan"])
+        #expect(try names("department.id = %@", sales.id) == ["Ada", "Edsger"])
+        #expect(try names("department = %@", 999) == ["Dangling"])
+        // Orderings, counts and aggregates over paths.
+        let ordered = try Employee.query(in: store).orderBy("department.name DESC, name").fetch().map(\.name)
+        #expect(ordered == ["Ada", "Edsger", "Alan", "Dangling", "Grace"])
+        #expect(try Employee.query(in: store).where("department.location.name = 'Rome'").sum(\.salary) == 180)
+        let parser = PredicateParser(schema: Employee.schema) { try? store.recordedSchema(of: $0) }
+        let longest = try parser.ordering("length(department.name)")[0].expression
+        #expect(try Employee.query(in: store).aggregate(.maximum, of: longest) == .integer(8))
+        // Paths inside subqueries and with prefetching.
+        let staffed = try Department.query(in: store).where(
+            .isReferenced(by: Employee.query(in: store).where("mentor.name = 'Ada'"), through: \.department))
+        #expect(try staffed.orderBy(\.name).fetch().map(\.name) == ["Research", "Sales"])
+        let prefetched = try Employee.query(in: store).where("department.name = 'Sales'").including(\.department)
+            .fetch()
+        #expect(prefetched.allSatisfy { $0.department?.isFault == false })
+        // Unknown steps are positioned errors.
+        func isMalformed(_ error: any Error) -> Bool {
+            if case SharkError.malformedPredicate = error { return true }
+            return false
+        }
+        let employees = try Employee.query(in: store)
+        #expect(performing: { try employees.where("department.nope = 1").fetch() }, throws: isMalformed)
+        #expect(performing: { try employees.where("name.first = 'A'").fetch() }, throws: isMalformed)
+        #expect(performing: { try employees.orderBy("department.").fetch() }, throws: isMalformed)
     }
 
     @Test("a cycle of new objects is committed whole, keys and all", arguments: TestDriver.allCases)

@@ -157,7 +157,7 @@ struct StringPredicateTests {
         check("(age = 1", offset: 8, expecting: "')'")
         check("age = 1)", offset: 7, expecting: "AND, OR or the end")
         check("salary > 3", offset: 0, expecting: "a property of Person")
-        check("department.name = 'Sales'", offset: 0, expecting: "a property of Person")
+        check("department.name = 'Sales'", offset: 0, expecting: "a relationship of Person")
         check("shout(name) = 'A'", offset: 0, expecting: "a function")
         check("lower(name, age) = 'a'", offset: 0, expecting: "lower with 1 argument")
         check("coalesce(name) = 'a'", offset: 0, expecting: "coalesce with at least 2 arguments")

@@ -49,6 +49,19 @@ struct TransactionTests {
         #expect(try store.find(Person.self, id: person.id) != nil)
     }
 
+    @Test(
+        "a read's snapshot starts with its first query, as SQLite's deferred reads do", arguments: TestDriver.allCases)
+    func deferredSnapshot(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        // The first use of a model inside the read creates its table before the snapshot.
+        #expect(try store.read { _ in try Person.query(in: store).count() } == 0)
+        // A table created once the snapshot exists is not in it, on any driver: prepare first.
+        _ = try store.prepare(Note.self)
+        let counts = try store.read { _ in (try Person.query(in: store).count(), try Note.query(in: store).count()) }
+        #expect(counts == (0, 0))
+    }
+
     @Test("nested transactions are savepoints", arguments: TestDriver.allCases)
     func nestedSavepoints(driver: TestDriver) throws {
         let store = try driver.makeStore()
