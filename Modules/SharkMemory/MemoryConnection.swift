@@ -130,6 +130,36 @@ final class MemoryConnection: DriverConnection {
         }
     }
 
+    func updateAll(keys: [Value], setting assignments: [ColumnAssignment], schema: EntitySchema) throws {
+        let database = try current()
+        let table = try self.table(schema.name, in: database)
+        let compiled = try assignments.map { assignment in
+            (
+                column: assignment.column,
+                value: try CompiledExpression(assignment.value, schema: table.schema, database: database),
+                affinity: SQLiteSemantics.affinity(of: table.schema.columns[assignment.column].type),
+                isNullable: table.schema.columns[assignment.column].isNullable
+            )
+        }
+        var columns = ColumnSet()
+        for assignment in assignments { columns.insert(Int32(assignment.column)) }
+        for key in keys {
+            // Every expression sees the row as it was before this update, as in SQL.
+            guard var row = table.row(forKey: key) else { continue }
+            let old = row
+            for assignment in compiled {
+                let value = SQLiteSemantics.stored(try assignment.value.value(old), affinity: assignment.affinity)
+                if value.isNull && !assignment.isNullable {
+                    let name = table.schema.columns[assignment.column].name
+                    throw SharkError.constraintViolation(
+                        entity: schema.name, message: "NOT NULL constraint failed: \(schema.name).\(name)")
+                }
+                row[assignment.column] = value
+            }
+            _ = try update(ValueRow(row), key: key, columns: columns, schema: schema)
+        }
+    }
+
     func delete(key: Value, schema: EntitySchema) throws -> Bool {
         try modifyTable(schema.name) { table in
             traced({ "DELETE FROM \"\(schema.name)\" WHERE \"\(schema.key.name)\" = ?" }, arguments: [key], rows: 1) {

@@ -95,6 +95,17 @@ enum SQLiteSemantics {
         }
     }
 
+    /// A value as a column of `affinity` stores it (an UPDATE's SET): besides ``apply(_:to:)``,
+    /// an integer column keeps a real that is exactly an integer as that integer.
+    static func stored(_ value: Value, affinity: Affinity) -> Value {
+        if affinity == .integer, case .real(let real) = value, real == real.rounded(),
+            real >= -9_223_372_036_854_775_808.0, real < 9_223_372_036_854_775_808.0
+        {
+            return .integer(Int64(real))
+        }
+        return apply(affinity, to: value)
+    }
+
     /// The number a text holds, if all of it is one ("12", " 3.5 ", "1e3").
     static func numeric(_ text: String) -> Value? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)

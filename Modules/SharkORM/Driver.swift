@@ -71,6 +71,12 @@
     func update<Source: RowSource>(_ sources: [Source], keys: [Value], columns: ColumnSet, schema: EntitySchema) throws
         -> Int?
 
+    /// Sets every assignment on each row whose key is in `keys`, its expression evaluated by
+    /// the engine over the row as it was before this change (`SET a = a + 1, b = a`), the
+    /// result stored as the column stores any value (SQLite's column affinity). Keys with no
+    /// row are skipped.
+    func updateAll(keys: [Value], setting assignments: [ColumnAssignment], schema: EntitySchema) throws
+
     /// Calls `body` once per row `request` reads, in order. The row reader is only valid
     /// during the call; its columns are the schema's, in schema order.
     func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws
@@ -111,6 +117,18 @@
             return position
         }
         return nil
+    }
+}
+
+/// One column an `updateAll` sets, and the expression that computes its new value.
+@_spi(SharkDriver) public struct ColumnAssignment: Sendable, Hashable {
+    /// The column's position in the schema (never 0, the key).
+    public var column: Int
+    public var value: QueryExpression
+
+    public init(column: Int, value: QueryExpression) {
+        self.column = column
+        self.value = value
     }
 }
 

@@ -69,6 +69,21 @@ struct QueryCompiler {
         return sql
     }
 
+    /// `UPDATE t SET c = expression, … WHERE key = ?`: the assignments' values bound first,
+    /// the key last.
+    mutating func update(_ assignments: [ColumnAssignment], statements: EntityStatements) -> String {
+        table = statements.table
+        var sql = "UPDATE " + statements.table + " SET "
+        for (position, assignment) in assignments.enumerated() {
+            if position > 0 { sql += ", " }
+            sql += SQLText.identifier(statements.schema.columns[assignment.column].name)
+            sql += " = "
+            append(assignment.value, to: &sql)
+        }
+        sql += " WHERE " + statements.key + " = ?"
+        return sql
+    }
+
     /// `SELECT count(*) …` honouring limit and offset.
     mutating func count(_ query: EntityQuery, statements: EntityStatements) -> String {
         table = statements.table

@@ -139,6 +139,18 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         return try statement.run([key], entity: schema.name) > 0
     }
 
+    package func updateAll(keys: [Value], setting assignments: [ColumnAssignment], schema: EntitySchema) throws {
+        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
+        let text = compiler.update(assignments, statements: statements(for: schema))
+        try reportingOverflow(of: "a value set by updateAll") {
+            try connection.withStatement(text) { statement in
+                for key in keys {
+                    _ = try statement.run(compiler.arguments + [key], overflow: compiler.overflow, entity: schema.name)
+                }
+            }
+        }
+    }
+
     package func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
         let sql = statements(for: schema)
         switch request {

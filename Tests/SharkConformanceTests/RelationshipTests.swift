@@ -177,6 +177,34 @@ struct RelationshipTests {
         #expect(performing: { try employees.orderBy("department.").fetch() }, throws: isMalformed)
     }
 
+    @Test("explicit joins pair each result with its joined objects, LEFT JOIN style", arguments: TestDriver.allCases)
+    func joins(driver: TestDriver) throws {
+        let log = StatementLog()
+        let store = try driver.makeStore(log: log)
+        defer { store.close() }
+        let sales = Department("Sales")
+        try store.commit([Employee("Ada", department: sales), Employee("Grace"), Employee("Alan", department: sales)])
+        try store.write { tx in
+            _ = try tx.insertRow(["name": .text("Lost"), "department": .integer(999)], into: "Employee")
+        }
+        log.reset()
+        let rows = try Employee.query(in: store).orderBy(\.name).joined(\.department).fetch()
+        #expect(rows.map(\.object.name) == ["Ada", "Alan", "Grace", "Lost"])
+        #expect(rows.map { $0.joined?.name } == ["Sales", "Sales", nil, nil])
+        #expect(log.statements.filter { $0.hasPrefix("SELECT") && !$0.contains("_shark_") }.count == 2)
+        // On any pair of properties: one row per match, results without one kept once.
+        try store.commit([Location("Sales"), Location("Sales"), Location("Oslo")])
+        let byName = try Department.query(in: store).joined(Location.self, on: \.name, equals: \.name).fetch()
+        #expect(byName.count == 2)
+        #expect(byName.allSatisfy { $0.object.name == "Sales" && $0.joined?.name == "Sales" })
+        #expect(byName[0].joined!.id < byName[1].joined!.id)
+        let none = try Department.query(in: store).where(\.name == "nope").joined(\.location).fetch()
+        #expect(none.isEmpty)
+        #expect(throws: SharkError.self) {
+            try Employee.query(in: store).where("nope = 1").joined(\.department).fetch()
+        }
+    }
+
     @Test("a cycle of new objects is committed whole, keys and all", arguments: TestDriver.allCases)
     func cycles(driver: TestDriver) throws {
         let store = try driver.makeStore()
