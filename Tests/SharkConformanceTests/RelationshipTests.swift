@@ -147,6 +147,16 @@ struct RelationshipTests {
         #expect(try names("lower(department.location.name) LIKE 'o%'") == ["Alan"])
         #expect(try names("mentor.name = 'Ada'") == ["Alan", "Edsger"])  // a path from a model to itself
         #expect(try names("mentor.department.name = 'Sales'") == ["Alan", "Edsger"])
+        // The typed forms of the same paths.
+        func typed(_ predicate: QueryPredicate<Employee>) throws -> [String] {
+            try Employee.query(in: store).where(predicate).orderBy(\.name).fetch().map(\.name)
+        }
+        #expect(try typed(.path(\.department, \.name) == "Sales") == ["Ada", "Edsger"])
+        #expect(try typed(.path(\.department, .path(\.location, \.name)) == "Rome") == ["Ada", "Edsger"])
+        #expect(try typed(.path(\.mentor, \.salary) > 90 && \.salary < 100) == ["Alan", "Edsger"])
+        #expect(try typed(.path(\.department, .lower(\.name)) == "research") == ["Alan"])
+        #expect(try typed(.path(\.mentor, \.salary) > \.salary) == ["Alan", "Edsger"])
+        #expect(try Employee.query(in: store).sum(.path(\.department, \.id)) == 2 * sales.id + research.id)
         // No relationship, or a dangling one, reads as NULL, as a LEFT JOIN gives.
         #expect(try names("department.name IS NULL") == ["Dangling", "Grace"])
         #expect(try names("department.name != 'Sales'") == ["Alan"])

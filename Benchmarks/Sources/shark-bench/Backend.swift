@@ -20,12 +20,30 @@ protocol Backend: AnyObject {
     func lookups(_ keys: [Int64]) throws -> Int
     /// The sum of `h` over every row.
     func sumOfH() throws -> Int64
+    /// Stores `members` members (member n, from 0, with key n + 1) and `teams` teams, member n
+    /// in team n % teams; untimed.
+    func prepareJoin(members: Int, teams: Int) throws
+    /// Reads, for each start, the `width` members with keys from it, each with its team
+    /// loaded; returns how many members came with their team.
+    func joinPages(_ starts: [Int64], width: Int) throws -> Int
     /// Closes the database and removes its files.
     func close()
 }
 
 extension Backend {
     func prepareInsert(_ rows: [InputRow]) {}
+}
+
+/// A team and a member for the hand-written baselines.
+final class PlainTeam {
+    var id: Int64 = 0
+    var name = ""
+}
+
+final class PlainMember {
+    var id: Int64 = 0
+    var name = ""
+    var team: PlainTeam?
 }
 
 /// The backends `shark-bench` knows, by the name the command line and the report use.
@@ -52,6 +70,6 @@ enum BackendKind: String, CaseIterable, Sendable {
 
     /// Whether the backend can run `workload` (a Dictionary has no ordered index).
     func supports(_ workload: Workload) -> Bool {
-        !(self == .dictionary && workload == .range)
+        !(self == .dictionary && (workload == .range || workload == .join))
     }
 }

@@ -57,4 +57,7 @@ final class DictionaryFloor: Backend {
         (object.f, object.g, object.h, object.i, object.j) = (stored.f, stored.g, stored.h, stored.i, stored.j)
         return object
     }
+
+    func prepareJoin(members: Int, teams: Int) throws {}
+    func joinPages(_ starts: [Int64], width: Int) throws -> Int { 0 }  // not run: see `supports`
 }

@@ -5,7 +5,7 @@ import GRDB
 /// (`init(row:)` and `encode(to:)` by hand rather than `Codable`), on a `DatabasePool` in WAL
 /// mode with `synchronous = NORMAL`, the settings of the SharkORM SQLite driver.
 final class GRDBBackend: Backend {
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let path: String
     private var fetched: [Row10Record] = []
     private var prepared: [Row10Record] = []

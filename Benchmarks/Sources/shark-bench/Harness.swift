@@ -66,6 +66,13 @@ final class Harness {
                 }
             }
         }
+        if kind.supports(.join) {
+            try untimed { try backend.prepareJoin(members: input.joinMembers, teams: input.joinTeams) }
+            try step(.join, kind) {
+                let loaded = try backend.joinPages(input.joinStarts, width: input.joinWidth)
+                try expect(loaded, input.joinStarts.count * input.joinWidth, "join", kind)
+            }
+        }
     }
 
     /// Runs one workload: timed (and counted by callgrind) when selected, plainly otherwise,

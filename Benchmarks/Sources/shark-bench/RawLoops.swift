@@ -64,7 +64,7 @@ final class RawDatabase: Backend {
             """)
     }
 
-    private func prepare(_ sql: String) -> OpaquePointer {
+    func prepare(_ sql: String) -> OpaquePointer {
         var statement: OpaquePointer?
         guard api.pointee.prepare_v2(db, sql, -1, &statement, nil) == SHARK_SQLITE_OK, let statement else {
             fatalError(String(cString: api.pointee.errmsg(db)!))
@@ -93,7 +93,7 @@ final class RawDatabase: Backend {
         _ = api.pointee.finalize(statement)
     }
 
-    private func bind(_ text: String, _ index: Int32, _ statement: OpaquePointer) {
+    func bind(_ text: String, _ index: Int32, _ statement: OpaquePointer) {
         _ = text.withCString { shark_bind_text(api, statement, index, $0, Int32(text.utf8.count)) }
     }
 
@@ -174,7 +174,7 @@ final class RawDatabase: Backend {
         return row
     }
 
-    private func text(_ statement: OpaquePointer, _ index: Int32) -> String {
+    func text(_ statement: OpaquePointer, _ index: Int32) -> String {
         guard let bytes = shark_column_text(api, statement, index) else { return "" }
         let count = Int(shark_column_bytes(api, statement, index))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)

@@ -51,8 +51,44 @@ final class SharkBackend: Backend {
         try Row10.query(in: store).sum(\.h) ?? 0
     }
 
+    func prepareJoin(members: Int, teams: Int) throws {
+        let stored = (0..<teams).map { Team10(name: "team \($0)") }
+        try store.commit(stored)
+        try store.commit((0..<members).map { Member10(name: "member \($0)", team: stored[$0 % teams]) })
+    }
+
+    func joinPages(_ starts: [Int64], width: Int) throws -> Int {
+        var loaded = 0
+        for start in starts {
+            let page = try Member10.query(in: store)
+                .where(.between(\.id, start, start + Int64(width) - 1))
+                .including(\.team)
+                .fetch()
+            for member in page where member.team?.isFault == false { loaded += 1 }
+        }
+        return loaded
+    }
+
     func close() {
         store.close()
         cleanup()
+    }
+}
+
+/// A team and its members, for J.
+@Model
+final class Team10 {
+    var name: String = ""
+    init(name: String) { self.name = name }
+}
+
+@Model
+final class Member10 {
+    var name: String = ""
+    var team: Team10?
+
+    init(name: String, team: Team10?) {
+        self.name = name
+        self.team = team
     }
 }

@@ -15,6 +15,8 @@ enum Workload: String, CaseIterable, Sendable {
     case lookup = "L"
     /// The sum of a column over every row, 20 times.
     case aggregate = "A"
+    /// J: 100 pages of members, each member with its team (a join, or a prefetch).
+    case join = "J"
 
     var title: String {
         switch self {
@@ -24,6 +26,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .update: "W4 update one column of every row"
         case .lookup: "1,000 point lookups by key"
         case .aggregate: "20 sums of a column over all rows"
+        case .join: "J 100 pages of 100 members with their teams"
         }
     }
 }
@@ -97,6 +100,11 @@ struct WorkloadInput: Sendable {
     let lookupKeys: [Int64]
     let rangeStarts: [Int]
     let rangeWidth: Int
+    /// J: how many members and teams, and the first key of each page of `joinWidth` members.
+    let joinMembers: Int
+    let joinTeams = 100
+    let joinWidth: Int
+    let joinStarts: [Int64]
 
     init(rowCount: Int, lookups: Int = 1_000, ranges: Int = 100, rangeWidth: Int = 1_000) {
         rows = InputRow.make(count: rowCount)
@@ -105,6 +113,11 @@ struct WorkloadInput: Sendable {
         self.rangeWidth = min(rangeWidth, max(1, rowCount / 10))
         let width = self.rangeWidth
         rangeStarts = (0..<ranges).map { _ in Int.random(in: 0...max(0, rowCount - width), using: &generator) }
+        joinMembers = max(1, min(rowCount, 10_000))
+        joinWidth = min(100, joinMembers)
+        let members = joinMembers
+        let pageWidth = joinWidth
+        joinStarts = (0..<100).map { _ in Int64.random(in: 1...Int64(members - pageWidth + 1), using: &generator) }
     }
 }
 
