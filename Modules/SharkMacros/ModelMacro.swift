@@ -52,6 +52,7 @@ extension ModelMacro: MemberMacro {
                 defaultValue = "try? SharkORM._SharkCoding.value((\(initializer.trimmedDescription)) as \(type))"
             }
             let deleteRule = property.deleteRule.map { ", deleteRule: \($0.trimmedDescription)" } ?? ""
+            let previousNames = property.previousName.map { ",\npreviousNames: [\($0.trimmedDescription)]" } ?? ""
             return """
                 SharkORM.ColumnSchema(
                     name: \(StringLiteralExprSyntax(content: property.name).description),
@@ -59,7 +60,7 @@ extension ModelMacro: MemberMacro {
                     isNullable: SharkORM._SharkCoding.isNullable((\(type)).self),
                     defaultValue: \(defaultValue),
                     logicalType: SharkORM._SharkCoding.logicalType((\(type)).self),
-                    relationship: SharkORM._SharkCoding.relationship((\(type)).self\(deleteRule))
+                    relationship: SharkORM._SharkCoding.relationship((\(type)).self\(deleteRule))\(previousNames)
                 )
                 """
         }

@@ -87,6 +87,18 @@ public struct RelationshipMacro: PeerMacro {
     }
 }
 
+/// `@Renamed(from:)`: records a property's previous name. `@Model` reads the attribute; the
+/// macro itself generates nothing.
+public struct RenamedMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        []
+    }
+}
+
 /// `@Transient`: keeps a property out of storage. `@Model` reads the attribute; the macro
 /// itself generates nothing.
 public struct TransientMacro: PeerMacro {

@@ -8,5 +8,6 @@ struct SharkMacrosPlugin: CompilerPlugin {
         PersistedPropertyMacro.self,
         TransientMacro.self,
         RelationshipMacro.self,
+        RenamedMacro.self,
     ]
 }

@@ -13,6 +13,8 @@ struct PersistedProperty {
     let isSynthesized: Bool
     /// The `deleteRule:` argument of a `@Relationship` attribute, as written (`.cascade`).
     var deleteRule: ExprSyntax? = nil
+    /// The `from:` argument of a `@Renamed` attribute, as written (a string literal).
+    var previousName: ExprSyntax? = nil
 
     /// The Swift expression that reads or writes the property's value without running its
     /// accessors: the backing storage `@_SharkPersisted` adds, or the synthesized `id`.
@@ -131,7 +133,7 @@ struct ModelAnalysis {
                 Diagnostic(node: type, message: ModelDiagnostic.unsupportedType(property: identifier, type: reason)))
             return nil
         }
-        let deleteRule = Self.relationshipAttribute(of: variable)
+        let deleteRule = Self.argument("deleteRule", of: "Relationship", in: variable)
         if let deleteRule, deleteRule.trimmedDescription.hasSuffix("nullify"), !type.is(OptionalTypeSyntax.self) {
             diagnostics.append(
                 Diagnostic(node: deleteRule, message: ModelDiagnostic.nullifyNonOptional(property: identifier)))
@@ -151,17 +153,18 @@ struct ModelAnalysis {
         }
         return PersistedProperty(
             name: identifier, type: type.trimmed, initializer: binding.initializer?.value.trimmed, column: 0,
-            isSynthesized: false, deleteRule: deleteRule)
+            isSynthesized: false, deleteRule: deleteRule,
+            previousName: Self.argument("from", of: "Renamed", in: variable))
     }
 
-    /// The `deleteRule:` argument of the property's `@Relationship` attribute, if it has one.
-    private static func relationshipAttribute(of variable: VariableDeclSyntax) -> ExprSyntax? {
+    /// The argument labelled `label` of the property's attribute `name`, if it has one.
+    private static func argument(_ label: String, of name: String, in variable: VariableDeclSyntax) -> ExprSyntax? {
         for attribute in variable.attributes {
             guard case .attribute(let attribute) = attribute,
-                ["Relationship", "SharkORM.Relationship"].contains(attribute.attributeName.trimmedDescription),
+                [name, "SharkORM." + name].contains(attribute.attributeName.trimmedDescription),
                 case .argumentList(let arguments) = attribute.arguments
             else { continue }
-            return arguments.first { $0.label?.text == "deleteRule" }?.expression.trimmed
+            return arguments.first { $0.label?.text == label }?.expression.trimmed
         }
         return nil
     }

@@ -12,11 +12,11 @@ extension MemoryTable {
     /// is untouched until the new one is complete.
     func migrated(to schema: EntitySchema) throws -> MemoryTable {
         let old = self.schema
-        let oldPositions = Dictionary(old.columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let sources = schema.sources(in: old)
         var plan: [(source: Int?, column: ColumnSchema, convert: Bool, coalesce: Bool, fill: Value)] = []
-        for column in schema.columns {
+        for (index, column) in schema.columns.enumerated() {
             let fill = column.backfillValue
-            guard let position = oldPositions[column.name] else {
+            guard let position = sources[index] else {
                 plan.append((nil, column, false, false, column.isNullable ? (column.defaultValue ?? .null) : fill))
                 continue
             }

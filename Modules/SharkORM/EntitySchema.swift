@@ -44,6 +44,20 @@ public struct EntitySchema: Sendable, Hashable, Codable {
         return indexes
     }
 
+    /// For each column of this schema, the column of `stored` its values come from: the one
+    /// of the same name, or else one it was renamed from (``ColumnSchema/previousNames``) that
+    /// this schema no longer has; nil for a new column.
+    public func sources(in stored: EntitySchema) -> [Int?] {
+        let current = Set(columns.map(\.name))
+        return columns.map { column in
+            if let position = stored.columnIndex(named: column.name) { return position }
+            for previous in column.previousNames ?? [] where !current.contains(previous) {
+                if let position = stored.columnIndex(named: previous) { return position }
+            }
+            return nil
+        }
+    }
+
     /// Whether any column is a to-one relationship.
     public var hasRelationships: Bool { columns.contains { $0.relationship != nil } }
 
@@ -79,10 +93,13 @@ public struct ColumnSchema: Sendable, Hashable, Codable {
     /// For a to-one relationship: the related entity, whose keys the column holds, and the
     /// delete rule.
     public var relationship: RelationshipSchema?
+    /// Names the column had before (`@Renamed(from:)`): a migration finding a stored column by
+    /// one of them, and none by `name`, renames it, keeping its values.
+    public var previousNames: [String]?
 
     public init(
         name: String, type: StorageType, isNullable: Bool, defaultValue: Value? = nil, logicalType: LogicalType? = nil,
-        relationship: RelationshipSchema? = nil
+        relationship: RelationshipSchema? = nil, previousNames: [String]? = nil
     ) {
         self.name = name
         self.type = type
@@ -90,6 +107,7 @@ public struct ColumnSchema: Sendable, Hashable, Codable {
         self.defaultValue = defaultValue
         self.logicalType = logicalType
         self.relationship = relationship
+        self.previousNames = previousNames
     }
 
     /// What existing rows get when this column is added, or made non-optional: the

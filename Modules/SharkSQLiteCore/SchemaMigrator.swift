@@ -66,6 +66,13 @@ struct SchemaMigrator {
         }
         let keyChanged = old.key.name != new.key.name || old.keyKind != new.keyKind
         let added = new.columns.filter { oldColumns[$0.name] == nil }
+        // A renamed column (`@Renamed(from:)`) keeps its values: the table is rebuilt with the
+        // old column copied into the new one, on every SQLite version.
+        let sources = new.sources(in: old)
+        let renamed = new.columns.indices.contains { position in
+            sources[position].map { old.columns[$0].name != new.columns[position].name } ?? false
+        }
+        if renamed { return try rebuild(from: old, to: new) }
 
         let canDrop =
             connection.library.features.hasDropColumn && !keyChanged && changed.isEmpty
@@ -87,16 +94,17 @@ struct SchemaMigrator {
     /// the tables.
     private func rebuild(from old: EntitySchema, to new: EntitySchema) throws {
         let table = SQLText.identifier(new.name)
-        let oldColumns = Dictionary(old.columns.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var targets: [String] = []
         var sources: [String] = []
+        let origins = new.sources(in: old)
         for (position, column) in new.columns.enumerated() {
-            guard let previous = oldColumns[column.name] else { continue }
+            guard let origin = origins[position] else { continue }
+            let previous = old.columns[origin]
             let name = SQLText.identifier(column.name)
-            var source = name
+            var source = SQLText.identifier(previous.name)
             if previous.type != column.type {
                 try checkConversion(of: previous, to: column, entity: new.name)
-                source = "CAST(\(name) AS \(castType(column.type)))"
+                source = "CAST(\(source) AS \(castType(column.type)))"
             }
             if previous.isNullable && !column.isNullable {
                 if position == 0 {

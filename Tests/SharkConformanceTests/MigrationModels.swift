@@ -49,3 +49,12 @@ final class ContactV1 {
 final class ContactV2 {
     var email: String = "unknown@example.com"
 }
+
+/// Renames `name` to `fullName` and `salary` to `pay`, keeping their values; retypes `age`.
+@Model(entity: "Employee")
+final class EmployeeV5 {
+    @Renamed(from: "name") var fullName: String = ""
+    var age: Int = 0
+    @Renamed(from: "salary") var pay: Double = 0
+    static let indexes: [Index<EmployeeV5>] = [.on(\.fullName)]
+}

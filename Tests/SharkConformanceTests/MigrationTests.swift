@@ -41,6 +41,24 @@ struct MigrationTests {
         }
     }
 
+    @Test("a renamed property keeps its values", arguments: TestDriver.allCases)
+    func renamedColumns(driver: TestDriver) throws {
+        let database = Reopener(driver)
+        try seedV1(database)
+        let store = try database.open()
+        defer { database.close(store) }
+        let employees = try EmployeeV5.query(in: store).orderBy(\.fullName).fetch()
+        #expect(employees.map(\.fullName) == ["Ada", "Alan", "Grace"])
+        #expect(employees.map(\.pay) == [1000, 3000, 2000])
+        #expect(employees.map(\.age) == [30, 32, 31])
+        let schema = try store.recordedSchema(of: "Employee")
+        #expect(schema.columns.map(\.name) == ["id", "fullName", "age", "pay"])
+        // The rename happened once: reopening with the same model changes nothing, and a
+        // new row keeps working.
+        try store.commit(EmployeeV5())
+        #expect(try EmployeeV5.query(in: store).where(\.fullName == "Ada").first()?.pay == 1000)
+    }
+
     @Test("lossless retyping converts the stored values", arguments: TestDriver.allCases)
     func losslessRetype(driver: TestDriver) throws {
         let database = Reopener(driver)

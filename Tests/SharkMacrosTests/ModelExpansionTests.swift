@@ -141,6 +141,25 @@ struct ModelExpansionTests {
                 """)
     }
 
+    @Test("@Renamed and @Relationship reach the schema")
+    func renamedAndRelationship() {
+        var expanded = ""
+        assertMacroExpansion(
+            """
+            @Model
+            final class Person {
+                @Renamed(from: "surname") var familyName: String = ""
+                @Relationship(deleteRule: .cascade) var badge: Badge?
+            }
+            """,
+            expandedSource: "", macroSpecs: sharkMacros,
+            failureHandler: { failure in expanded = failure.message })
+        #expect(expanded.contains("previousNames: [\"surname\"]"))
+        #expect(
+            expanded.contains("relationship: SharkORM._SharkCoding.relationship((Badge?).self, deleteRule: .cascade)"))
+        #expect(expanded.contains("SharkORM._SharkCoding.related(self._badge)"))
+    }
+
     @Test("backticked names: the column is the plain name, generated code keeps the backticks")
     func backtickedNames() {
         expectExpansion(
