@@ -232,6 +232,12 @@ final class MemoryConnection: DriverConnection {
         return try aggregation.result(describing: expression)
     }
 
+    func values(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws -> [Value] {
+        var values: [Value] = []
+        try forEachValue(of: expression, query, schema: schema) { values.append($0) }
+        return values
+    }
+
     func distinctValues(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws
         -> [Value]
     {

@@ -1,3 +1,4 @@
+import Foundation
 @_spi(SharkDriver) import SharkORM
 
 extension MemoryTable {
@@ -14,6 +15,8 @@ extension MemoryTable {
         let old = self.schema
         let sources = schema.sources(in: old)
         var plan: [(source: Int?, column: ColumnSchema, convert: Bool, coalesce: Bool, fill: Value)] = []
+        // Decimal columns whose text is plain, written before the sortable form.
+        var sortsDecimals: Set<Int> = []
         for (index, column) in schema.columns.enumerated() {
             let fill = column.backfillValue
             guard let position = sources[index] else {
@@ -24,6 +27,9 @@ extension MemoryTable {
             if previous.type != column.type {
                 try checkConversion(of: position, from: previous, to: column)
             }
+            if column.logicalType == .sortableDecimal && previous.logicalType != .sortableDecimal {
+                sortsDecimals.insert(plan.count)
+            }
             plan.append(
                 (position, column, previous.type != column.type, previous.isNullable && !column.isNullable, fill))
         }
@@ -31,7 +37,7 @@ extension MemoryTable {
         for keyed in orderedRows() {
             var row = Row()
             row.reserveCapacity(plan.count)
-            for step in plan {
+            for (index, step) in plan.enumerated() {
                 guard let source = step.source else {
                     row.append(step.fill)
                     continue
@@ -39,6 +45,11 @@ extension MemoryTable {
                 var value = keyed[source]
                 if step.convert { value = SQLiteSemantics.cast(value, to: step.column.type) }
                 if value.isNull && step.coalesce { value = step.fill }
+                if sortsDecimals.contains(index), !value.isNull, let decimal = try? Decimal(columnValue: value),
+                    !decimal.isNaN
+                {
+                    value = .text(DecimalText.encode(decimal))
+                }
                 row.append(value)
             }
             try table.insert(row)

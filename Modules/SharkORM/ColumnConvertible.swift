@@ -12,7 +12,8 @@ import Foundation
 ///   keeps every bit of the date; seconds since 1970 would lose the lowest one.
 /// - `UInt64` and `UInt` are stored as their `Int64` bit pattern: exact, but values above
 ///   `Int64.max` sort below zero in the database.
-/// - `UUID` is a 16-byte BLOB; `URL` and `Decimal` are TEXT.
+/// - `UUID` is a 16-byte BLOB; `URL` is TEXT; `Decimal` is TEXT that sorts as the numbers do
+///   (``DecimalText``), so comparisons, ordering, `min` and `max` are numeric and exact.
 /// - A `Double.nan` or `Float.nan` is stored as NULL (SQLite does the same); a non-optional
 ///   floating-point column reads NULL back as NaN, an optional one as nil.
 /// - What has no stored form that reads back is refused when written, with
@@ -297,9 +298,10 @@ extension URL: ColumnConvertible {
 
 extension Decimal: ColumnConvertible {
     public static var storageType: StorageType { .text }
-    public static var logicalType: LogicalType { .decimal }
-    @inlinable
-    public var columnValue: Value { .text(description) }
+    public static var logicalType: LogicalType { .sortableDecimal }
+    /// The sortable text of ``DecimalText``; NaN, which has none, as its plain text (a commit
+    /// refuses it before).
+    public var columnValue: Value { .text(isNaN ? description : DecimalText.encode(self)) }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         // NaN has no decimal text that reads back: refuse it rather than store a row that
@@ -307,16 +309,15 @@ extension Decimal: ColumnConvertible {
         guard !isNaN else {
             throw SharkError.invalidValue("Decimal.nan cannot be stored (use an optional Decimal and nil instead)")
         }
-        row.write(description, at: index)
+        row.write(DecimalText.encode(self), at: index)
     }
-    @inlinable
     public init(columnValue: Value) throws(SharkError) {
         switch columnValue {
         case .integer(let value): self = Decimal(value)
         case .real(let value): self = Decimal(value)
         default:
             let text = columnValue.coercedToText()
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            guard let decimal = DecimalText.decode(text) else {
                 throw SharkError.decoding(reason: "\"\(text)\" is not a decimal number")
             }
             self = decimal

@@ -89,6 +89,10 @@
         _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery,
         schema: EntitySchema
     ) throws -> Value
+    /// The value of `expression` for every row that matches `query` (its window taken in its
+    /// order), in no particular order: for what the engine cannot compute itself (exact
+    /// decimal sums).
+    func values(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws -> [Value]
     /// The distinct values of `expression` over the rows that match `query` (its window taken
     /// in its order), ascending in SQLite's order, NULL first; values SQLite compares as equal
     /// (`1` and `1.0`) count once.

@@ -24,8 +24,11 @@ public enum LogicalType: String, Sendable, Hashable, Codable {
     case uuid
     /// The URL's absolute string.
     case url
-    /// A decimal number's text.
+    /// A decimal number's plain text ("10.5"): the form of stores written before
+    /// ``sortableDecimal``; migrated to it when the model is next applied.
     case decimal
+    /// A decimal number as text that sorts as the numbers do (see ``DecimalText``).
+    case sortableDecimal
     /// A `Codable` value as JSON text (sorted keys).
     case json
 }

@@ -274,20 +274,46 @@ private struct Parse {
             let pattern = try additive()
             result = try node(.like(lhs.expression, pattern.expression), over: [lhs, pattern], offset: lhs.offset)
         } else if acceptKeyword("BETWEEN") {
-            let lower = try additive()
+            let lower = decimal(try additive(), comparedWith: lhs)
             try expectKeyword("AND", "AND and the upper bound of BETWEEN")
-            let upper = try additive()
+            let upper = decimal(try additive(), comparedWith: lhs)
             result = try node(
                 .between(lhs.expression, lower.expression, upper.expression), over: [lhs, lower, upper],
                 offset: lhs.offset)
         } else if acceptKeyword("IN") {
-            result = try node(.isIn(lhs.expression, try valueList()), over: [lhs], offset: lhs.offset)
+            let values = try valueList().map {
+                decimal(Node(expression: .value($0), depth: 1, offset: 0), comparedWith: lhs)
+            }
+            let list = values.compactMap { node -> Value? in
+                if case .value(let value) = node.expression { return value }
+                return nil
+            }
+            result = try node(.isIn(lhs.expression, list), over: [lhs], offset: lhs.offset)
         } else if negated {
             throw failure("LIKE, BETWEEN or IN after NOT", at: current)
         } else {
             return lhs
         }
         return negated ? try node(.not(result.expression), over: [result], offset: lhs.offset) : result
+    }
+
+    /// A number compared with a decimal column, in the column's sortable text (see
+    /// ``DecimalText``), so that `price > 9` compares numbers as it does with typed predicates.
+    private func decimal(_ node: Node, comparedWith other: Node) -> Node {
+        guard case .column(let name) = other.expression, let index = schema.columnIndex(named: name),
+            schema.columns[index].logicalType == .sortableDecimal, case .value(let value) = node.expression
+        else { return node }
+        let decimal: Decimal?
+        switch value {
+        case .integer(let integer): decimal = Decimal(integer)
+        case .real(let real): decimal = Decimal(string: "\(real)", locale: Locale(identifier: "en_US_POSIX"))
+        case .text(let text): decimal = DecimalText.decode(text)
+        default: decimal = nil
+        }
+        guard let decimal, !decimal.isNaN else { return node }
+        var converted = node
+        converted.expression = .value(.text(DecimalText.encode(decimal)))
+        return converted
     }
 
     private static let comparisonOperators: [String: ComparisonOperator] = [
@@ -297,6 +323,8 @@ private struct Parse {
 
     /// `lhs op rhs`, with `= NULL` read as `IS NULL` and `!= NULL` as `IS NOT NULL`.
     private func compare(_ lhs: Node, _ op: ComparisonOperator, _ rhs: Node) throws(SharkError) -> Node {
+        let lhs = decimal(lhs, comparedWith: rhs)
+        let rhs = decimal(rhs, comparedWith: lhs)
         func isNull(_ node: Node) -> Bool { node.expression == .value(.null) }
         if op == .equal || op == .notEqual, isNull(lhs) || isNull(rhs) {
             let subject = isNull(rhs) ? lhs : rhs

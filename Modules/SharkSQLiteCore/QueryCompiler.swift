@@ -116,7 +116,7 @@ struct QueryCompiler {
     /// `SELECT expression AS shark_value FROM t WHERE …`, with the query's window taken in
     /// its order; without a window the ordering is dropped, as no result depends on it.
     /// SQLite flattens this subquery into the statement around it.
-    private mutating func values(of expression: QueryExpression, _ query: EntityQuery, statements: EntityStatements)
+    mutating func values(of expression: QueryExpression, _ query: EntityQuery, statements: EntityStatements)
         -> String
     {
         table = statements.table

@@ -216,6 +216,14 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         }
     }
 
+    package func values(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws -> [Value] {
+        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
+        let text = compiler.values(of: expression, query, statements: statements(for: schema))
+        return try reportingOverflow(of: "a value of \(expression)") {
+            try firstColumn(text, compiler, entity: schema.name)
+        }
+    }
+
     /// Runs compiled query text and returns the first column of every row.
     private func firstColumn(_ text: String, _ compiler: QueryCompiler, entity: String) throws -> [Value] {
         var values: [Value] = []

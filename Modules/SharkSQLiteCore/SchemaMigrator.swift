@@ -35,10 +35,13 @@ struct SchemaMigrator {
             if try tableExists(schema.name) {
                 if let recorded {
                     try migrateTable(from: recorded, to: schema)
+                    try convertDecimals(from: recorded, to: schema)
                 } else {
                     // A table SharkORM did not create (another program's, or the sqlite3
                     // shell's): adopt it as it is when its data fits the model.
-                    try adopt(try introspectedSchema(of: schema.name), as: schema)
+                    let existing = try introspectedSchema(of: schema.name)
+                    try adopt(existing, as: schema)
+                    try convertDecimals(from: existing, to: schema)
                 }
             } else {
                 try connection.execute(createTable(schema, named: schema.name))
@@ -88,6 +91,27 @@ struct SchemaMigrator {
             return
         }
         try rebuild(from: old, to: new)
+    }
+
+    /// Rewrites, in their sortable form (``DecimalText``), the decimal columns whose stored
+    /// text is plain: those of stores written before it, and of adopted tables.
+    private func convertDecimals(from old: EntitySchema, to new: EntitySchema) throws {
+        let sources = new.sources(in: old)
+        let table = SQLText.identifier(new.name)
+        let key = SQLText.identifier(new.key.name)
+        for (position, column) in new.columns.enumerated() where column.logicalType == .sortableDecimal {
+            guard let source = sources[position], old.columns[source].logicalType != .sortableDecimal else { continue }
+            let name = SQLText.identifier(column.name)
+            var rows: [(Value, Value)] = []
+            try connection.prepareSingleStatement("SELECT \(key), \(name) FROM \(table) WHERE \(name) IS NOT NULL")
+                .run([]) { row in rows.append((row.value(at: 0), row.value(at: 1))) }
+            let update = try connection.prepareSingleStatement("UPDATE \(table) SET \(name) = ? WHERE \(key) = ?")
+            for (rowKey, value) in rows {
+                // Text that is no number stays as it is: reading it fails as it did before.
+                guard let decimal = try? Decimal(columnValue: value), !decimal.isNaN else { continue }
+                _ = try update.run([.text(DecimalText.encode(decimal)), rowKey])
+            }
+        }
     }
 
     /// Copies the rows into a table of the new shape, converting retyped columns, then swaps

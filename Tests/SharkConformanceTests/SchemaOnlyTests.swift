@@ -25,7 +25,7 @@ struct SchemaOnlyTests {
         #expect(person.columns.map(\.name) == Person.schema.columns.map(\.name))
         let allTypes = try store.recordedSchema(of: "AllTypes")
         let logical = Dictionary(uniqueKeysWithValues: allTypes.columns.map { ($0.name, $0.logicalType) })
-        #expect(logical["uuid"] == .uuid && logical["date"] == .date && logical["decimal"] == .decimal)
+        #expect(logical["uuid"] == .uuid && logical["date"] == .date && logical["decimal"] == .sortableDecimal)
         #expect(logical["uint64"] == .unsignedInteger && logical["point"] == .json && logical["color"] == .string)
         #expect(logical["bool"] == .bool && logical["url"] == .url && logical["data"] == .data)
 
