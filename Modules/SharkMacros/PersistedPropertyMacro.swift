@@ -27,9 +27,14 @@ extension PersistedPropertyMacro: AccessorMacro {
             """,
             // Through `_SharkCoding.get`, an identity for every type but models: a to-one
             // relationship loads its object there on first access.
+            // A property a lightweight fetch left out is loaded first (a check of one empty
+            // set for every other object).
             """
             get {
-                SharkORM._SharkCoding.get(\(raw: storage), owner: self)
+                if !_$shark.unloaded.isEmpty {
+                    SharkORM._SharkCoding.loadIfLeftOut(column: \(raw: column), of: self)
+                }
+                return SharkORM._SharkCoding.get(\(raw: storage), owner: self)
             }
             """,
             """

@@ -197,7 +197,7 @@ final class MemoryConnection: DriverConnection {
             // Any order will do: each row goes to the caller as the path reaches it, with no
             // array of matches in between.
             try execution.forEachMatch { row in
-                reader.values = row
+                reader.values = Self.selecting(query.columns, of: row)
                 try body(reader)
             }
             driver.countVisits(execution.rowsVisited)
@@ -208,9 +208,17 @@ final class MemoryConnection: DriverConnection {
         driver.countVisits(execution.rowsVisited)
         if let start { trace(select: query, path: execution.path, rows: rows.count, since: start) }
         for row in rows {
-            reader.values = row
+            reader.values = Self.selecting(query.columns, of: row)
             try body(reader)
         }
+    }
+
+    /// The row with NULL for the columns a lightweight fetch leaves out (the key is kept).
+    private static func selecting(_ columns: ColumnSet?, of row: Row) -> Row {
+        guard let columns else { return row }
+        var selected = row
+        for position in 1..<row.count where !columns.contains(Int32(position)) { selected[position] = .null }
+        return selected
     }
 
     func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {

@@ -146,17 +146,22 @@ extension Model {
             throw SharkError.notPersisted(entity: Self._sharkEntityName)
         }
         let key = id.columnValue
-        let values = try await store.readerThreads.run { () throws -> [Value]? in
-            let schema = try store.preparedSchema(for: Self.self)
-            var values: [Value]?
-            try store.withReader { connection in
-                try connection.read(.key(key), schema: schema) { row in
-                    values = (0..<Int32(schema.columns.count)).map { row.value(at: $0) }
-                }
-            }
-            return values
-        }
+        let values = try await store.readerThreads.run { try store.storedValues(of: Self.self, key: key) }
         guard let values else { throw SharkError.notFound(entity: Self._sharkEntityName, key: "\(id)") }
         try _sharkResolveFault(with: values, from: store)
+    }
+}
+
+extension Store {
+    /// The values of the row of `M` whose key is `key`, in schema order; nil when there is none.
+    func storedValues<M: Model>(of type: M.Type, key: Value) throws -> [Value]? {
+        let schema = try preparedSchema(for: M.self)
+        var values: [Value]?
+        try withReader { connection in
+            try connection.read(.key(key), schema: schema) { row in
+                values = (0..<Int32(schema.columns.count)).map { row.value(at: $0) }
+            }
+        }
+        return values
     }
 }

@@ -129,6 +129,9 @@ public struct ModelState {
     /// Whether the object is a fault: a related object holding only its key, its row not
     /// loaded (see ``Model/isFault``).
     public internal(set) var isFault = false
+    /// The columns a lightweight fetch left out and no access has loaded yet; empty for a
+    /// fully loaded object (see ``Query/fetchLightweight(_:)``).
+    public internal(set) var unloaded = ColumnSet()
 
     public init() {}
 
@@ -145,6 +148,13 @@ public struct ModelState {
         self.store = store
         isPersisted = true
         dirty = ColumnSet()
+    }
+
+    /// The object now holds every value of its row (a refresh).
+    @usableFromInline
+    mutating func didLoad(from store: Store) {
+        didWrite(to: store)
+        unloaded = ColumnSet()
     }
 
     /// The object stands for a row stored in `store` and has `columns` to write to it (an

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// To-one relationships: a property whose type is another model (or an optional of one) is
 /// stored as the related object's key, and read back as a *fault* — an object of the related
 /// model holding only that key, loaded from the store on first access (see
@@ -20,17 +22,20 @@ extension _SharkCoding {
     public static func relationship<T>(_: T.Type) -> RelationshipSchema? { nil }
     /// A non-optional relationship: removing the related object is denied by default.
     public static func relationship<M: Model>(_: M.Type) -> RelationshipSchema? {
-        RelationshipSchema(target: M._sharkEntityName, deleteRule: .deny)
+        relationship(M.self, deleteRule: .deny)
     }
     /// An optional relationship: removing the related object nullifies it by default.
     public static func relationship<M: Model>(_: M?.Type) -> RelationshipSchema? {
-        RelationshipSchema(target: M._sharkEntityName, deleteRule: .nullify)
-    }
-    public static func relationship<M: Model>(_: M.Type, deleteRule: DeleteRule) -> RelationshipSchema? {
-        RelationshipSchema(target: M._sharkEntityName, deleteRule: deleteRule)
+        relationship(M.self, deleteRule: .nullify)
     }
     public static func relationship<M: Model>(_: M?.Type, deleteRule: DeleteRule) -> RelationshipSchema? {
-        RelationshipSchema(target: M._sharkEntityName, deleteRule: deleteRule)
+        relationship(M.self, deleteRule: deleteRule)
+    }
+    /// The relationship's schema; the related model becomes known by its entity name, so that
+    /// paths through it (`department.name`) resolve before any store has used it.
+    public static func relationship<M: Model>(_: M.Type, deleteRule: DeleteRule) -> RelationshipSchema? {
+        ModelTypes.register(M.self)
+        return RelationshipSchema(target: M._sharkEntityName, deleteRule: deleteRule)
     }
     @available(
         *, unavailable,
@@ -92,5 +97,19 @@ extension _SharkCoding {
     }
     public static func keep<M: Model>(_ current: M, orRead read: M) -> M {
         current.id == read.id ? current : read
+    }
+}
+
+/// The model classes known by entity name: those relationships refer to. What a string
+/// predicate's dotted path needs when no store has prepared or recorded the related entity yet.
+enum ModelTypes {
+    private static let known = Mutex<[String: any Model.Type]>([:])
+
+    static func register<M: Model>(_ type: M.Type) {
+        known.withLock { $0[M._sharkEntityName] = type }
+    }
+
+    static func type(named entity: String) -> (any Model.Type)? {
+        known.withLock { $0[entity] }
     }
 }

@@ -148,6 +148,9 @@ public struct Ordering: Sendable, Hashable {
     public var limit: Int?
     /// Skip this many rows first.
     public var offset: Int?
+    /// The columns to read, by schema position, when not all: the others come back NULL (a
+    /// lightweight fetch). The key is always read.
+    public var columns: ColumnSet?
 
     public init(entity: String) { self.entity = entity }
 

@@ -163,6 +163,6 @@ extension Store {
             }
         }
         guard found else { throw SharkError.notFound(entity: schema.name, key: "\(object.id)") }
-        object._$shark.didWrite(to: self)
+        object._$shark.didLoad(from: self)
     }
 }

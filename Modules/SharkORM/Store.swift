@@ -107,8 +107,8 @@ public final class Store: Sendable {
     func preparedSchema<M: Model>(for type: M.Type) throws -> EntitySchema {
         let id = ObjectIdentifier(type)
         if let schema = schemas.withLock({ $0[id] }) { return schema }
-        return try withWriterAccess { writer in
-            if let schema = schemas.withLock({ $0[id] }) { return schema }
+        let (schema, applied) = try withWriterAccess { writer -> (EntitySchema, Bool) in
+            if let schema = schemas.withLock({ $0[id] }) { return (schema, false) }
             let schema = try M.validatedSchema()
             let folded = EntitySchema.folded(schema.name)
             if let clash = schemas.withLock({
@@ -135,14 +135,27 @@ public final class Store: Sendable {
                     self?.referrers.withLock { $0 = nil }
                 }
             }
-            return schema
+            return (schema, true)
         }
+        // The models its relationships refer to get their tables too (outside the writer's
+        // lock, which is not reentrant): paths and prefetches read them from the first query.
+        // One that cannot be prepared says so when it is used itself.
+        if applied {
+            for column in schema.columns {
+                guard let target = column.relationship?.target, let related = ModelTypes.type(named: target) else {
+                    continue
+                }
+                _ = try? preparedSchema(for: related)
+            }
+        }
+        return schema
     }
 
-    /// The schema of `entity` as this store knows it: its model's, when one was prepared,
-    /// or else as recorded; nil when neither.
+    /// The schema of `entity` as this store knows it: its model's, when one was prepared or a
+    /// relationship named it, or else as recorded; nil when none.
     func knownSchema(of entity: String) -> EntitySchema? {
         if let prepared = schemas.withLock({ $0.values.first { $0.name == entity } }) { return prepared }
+        if let type = modelTypes.withLock({ $0[entity] }) ?? ModelTypes.type(named: entity) { return type.schema }
         return try? recordedSchema(of: entity)
     }
 

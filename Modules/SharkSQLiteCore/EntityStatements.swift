@@ -23,6 +23,8 @@ final class EntityStatements {
     /// `SELECT <columns> FROM t WHERE key = ?`.
     let selectByKey: String
     let selectColumns: String
+    /// The quoted column names, in schema order.
+    private let columnNames: [String]
     let table: String
     let key: String
 
@@ -40,6 +42,7 @@ final class EntityStatements {
             : "INSERT INTO \(table) (\(withoutKey.joined(separator: ", "))) VALUES (\(SQLText.placeholders(withoutKey.count)))"
         deleteByKey = "DELETE FROM \(table) WHERE \(key) = ?"
         selectColumns = names.joined(separator: ", ")
+        columnNames = names
         selectByKey = "SELECT \(selectColumns) FROM \(table) WHERE \(key) = ?"
     }
 
@@ -87,5 +90,17 @@ final class EntityStatements {
         }
         lastUpdate = (columns, statement)
         return statement
+    }
+
+    /// The select list for `columns`: every column, or the key and those columns with NULL
+    /// standing for the others (a lightweight fetch), so positions stay the schema's.
+    func columns(_ columns: ColumnSet?) -> String {
+        guard let columns else { return selectColumns }
+        var list = ""
+        for (position, name) in columnNames.enumerated() {
+            if position > 0 { list += ", " }
+            list += position == 0 || columns.contains(Int32(position)) ? name : "NULL"
+        }
+        return list
     }
 }

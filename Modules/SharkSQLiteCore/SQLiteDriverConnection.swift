@@ -166,7 +166,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
             try statement.run(binder, entity: schema.name) { row in try body(row) }
         case .query(let query):
             var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
-            let text = compiler.select(query, statements: sql, columns: sql.selectColumns)
+            let text = compiler.select(query, statements: sql, columns: sql.columns(query.columns))
             _ = try reportingOverflow(of: "a value of the query") {
                 try connection.withStatement(text) { statement in
                     try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in

@@ -176,6 +176,11 @@ struct RelationshipTests {
         let prefetched = try Employee.query(in: store).where("department.name = 'Sales'").including(\.department)
             .fetch()
         #expect(prefetched.allSatisfy { $0.department?.isFault == false })
+        // On a store that has never seen the related models, paths still resolve and run.
+        let fresh = try driver.makeStore()
+        defer { fresh.close() }
+        #expect(try Employee.query(in: fresh).where("department.location.name = 'Rome'").count() == 0)
+        #expect(try Employee.query(in: fresh).orderBy("mentor.name").including(\.department).fetch().isEmpty)
         // Unknown steps are positioned errors.
         func isMalformed(_ error: any Error) -> Bool {
             if case SharkError.malformedPredicate = error { return true }

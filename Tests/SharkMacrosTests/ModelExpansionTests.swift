@@ -128,7 +128,10 @@ struct ModelExpansionTests {
                             _name = initialValue
                         }
                         get {
-                            SharkORM._SharkCoding.get(_name, owner: self)
+                            if !_$shark.unloaded.isEmpty {
+                                SharkORM._SharkCoding.loadIfLeftOut(column: 2, of: self)
+                            }
+                            return SharkORM._SharkCoding.get(_name, owner: self)
                         }
                         set {
                             _name = newValue
@@ -177,7 +180,10 @@ struct ModelExpansionTests {
                             _where = initialValue
                         }
                         get {
-                            SharkORM._SharkCoding.get(_where, owner: self)
+                            if !_$shark.unloaded.isEmpty {
+                                SharkORM._SharkCoding.loadIfLeftOut(column: 1, of: self)
+                            }
+                            return SharkORM._SharkCoding.get(_where, owner: self)
                         }
                         set {
                             _where = newValue
