@@ -50,3 +50,21 @@ extension Query {
         return Dictionary(grouping: try fetch()) { ($0._sharkRelated(column: column) as? M)?.id }
     }
 }
+
+extension Query {
+    /// ``grouped(by:)-(KeyPath<Root,V>)`` on one of the store's reader threads.
+    public func grouped<V: Hashable & Sendable>(by keyPath: KeyPath<Root, V> & Sendable) async throws
+        -> sending [V: [Root]]
+    {
+        let query = self
+        return try await store.readerThreads.run { try query.grouped(by: keyPath) }
+    }
+
+    /// ``grouped(by:)-(KeyPath<Root,M?>)`` on one of the store's reader threads.
+    public func grouped<M: Model>(by relationship: KeyPath<Root, M?> & Sendable) async throws
+        -> sending [M.Key?: [Root]]
+    {
+        let query = self
+        return try await store.readerThreads.run { try query.grouped(by: relationship) }
+    }
+}

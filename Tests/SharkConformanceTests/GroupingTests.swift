@@ -42,4 +42,17 @@ struct GroupingTests {
         _ = try QueryResultsTests.people(in: store)
         #expect(try await Person.query(in: store).distinct(\.age) == [36, 41, 72, 85])
     }
+
+    @Test("async grouping, by a property and by a relationship", arguments: TestDriver.allCases)
+    func asyncGrouping(driver: TestDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        _ = try QueryResultsTests.people(in: store)
+        let byAge = try await Person.query(in: store).orderBy(\.name).grouped(by: \.age)
+        #expect(byAge[36]?.map(\.name) == ["Ada", "Barbara"])
+        let sales = Department("Sales")
+        try store.commit([Employee("Ada", department: sales), Employee("Grace")])
+        let byDepartment = try await Employee.query(in: store).grouped(by: \.department)
+        #expect(byDepartment[sales.id]?.map(\.name) == ["Ada"] && byDepartment[nil]?.map(\.name) == ["Grace"])
+    }
 }
