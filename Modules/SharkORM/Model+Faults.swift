@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Faults: the objects a to-one relationship holds before they are loaded.
 ///
@@ -27,24 +28,14 @@ extension Model {
     /// (a non-optional relationship of the related model) can tell how deep they are: a cycle
     /// of non-optional relationships has no end, and is refused.
     static func _sharkFault(key: Value, readFrom row: any RowReader) throws(SharkError) -> Self {
-        let depth = ((row as? ValueRowReader)?.faultDepth ?? 0) + 1
-        guard depth <= ValueRowReader.maximumFaultDepth else {
+        let depth = ((row as? FaultRowReader)?.depth ?? 0) + 1
+        guard depth <= FaultRowReader.maximumDepth else {
             throw SharkError.decoding(
                 reason: "\(_sharkEntityName) is reached again and again through non-optional relationships "
                     + "(a cycle, such as a non-optional relationship of a model to itself); make one of them optional")
         }
-        var values: [Value] = []
-        let columns = _sharkSchemaColumns
-        values.reserveCapacity(columns.count)
-        for column in columns {
-            // The property's initial value where it has one, so that an enum reads back as one
-            // of its cases; nil for other optionals (no relationship is followed further).
-            values.append(column.defaultValue ?? (column.isNullable ? .null : column.backfillValue))
-        }
-        values[0] = key
-        let row = ValueRowReader(values)
-        row.faultDepth = depth
-        let fault = try Self(_sharkRow: row)
+        let fault = try Self(
+            _sharkRow: FaultRowReader(key: key, values: FaultRowReader.template(of: Self.self), depth: depth))
         fault._$shark.isFault = true
         return fault
     }
@@ -163,5 +154,44 @@ extension Store {
             }
         }
         return values
+    }
+}
+
+/// The row a fault is made from: its key, and the initial values of everything else (one
+/// shared array per model, made once), with how many faults deep it is (see
+/// ``Model/_sharkFault(key:readFrom:)``).
+final class FaultRowReader: RowReader {
+    /// Deeper than this, a chain of non-optional relationships is taken for a cycle.
+    static let maximumDepth = 32
+
+    let key: Value
+    let values: [Value]
+    let depth: Int
+
+    init(key: Value, values: [Value], depth: Int) {
+        self.key = key
+        self.values = values
+        self.depth = depth
+    }
+
+    private func value(_ index: Int32) -> Value { index == 0 ? key : values[Int(index)] }
+
+    func isNull(at index: Int32) -> Bool { value(index).isNull }
+    func int64(at index: Int32) -> Int64 { value(index).coercedToInt64() }
+    func double(at index: Int32) -> Double { value(index).coercedToDouble() }
+    func text(at index: Int32) -> String { value(index).coercedToText() }
+    func blob(at index: Int32) -> Data { value(index).coercedToBlob() }
+    func value(at index: Int32) -> Value { value(index) }
+
+    private static let templates = Mutex<[ObjectIdentifier: [Value]]>([:])
+
+    /// The values a fault of `M` starts from: each property's initial value where it has one,
+    /// so that an enum reads back as one of its cases; nil for other optionals (no
+    /// relationship is followed further).
+    static func template<M: Model>(of type: M.Type) -> [Value] {
+        if let template = templates.withLock({ $0[ObjectIdentifier(type)] }) { return template }
+        let template = M._sharkSchemaColumns.map { $0.defaultValue ?? ($0.isNullable ? .null : $0.backfillValue) }
+        templates.withLock { $0[ObjectIdentifier(type)] = template }
+        return template
     }
 }

@@ -64,6 +64,7 @@ extension Store {
     /// query by key. Objects that refer to the same key each get it (they are distinct faults).
     func prefetch<Root: Model, M: Model>(_ column: Int32, of objects: [Root], as: M.Type) throws {
         var faults: [Value: [M]] = [:]
+        faults.reserveCapacity(objects.count)
         for object in objects {
             guard let related = object._sharkRelated(column: column) as? M, related.isFault else { continue }
             faults[related.id.columnValue, default: []].append(related)

@@ -69,11 +69,6 @@ extension RowWriter {
     /// The current row. Unchecked: read once per column of every row decoded, and never
     /// accessed for longer than one read or one assignment.
     @exclusivity(unchecked) public var values: [Value]
-    /// For the row of a fault (see `Model+Faults.swift`): how many faults deep it is, so that
-    /// a cycle of non-optional relationships is refused rather than followed forever.
-    var faultDepth = 0
-    /// Deeper than this, a chain of non-optional relationships is taken for a cycle.
-    static let maximumFaultDepth = 32
 
     public init(_ values: [Value] = []) { self.values = values }
 
