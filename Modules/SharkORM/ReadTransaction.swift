@@ -132,17 +132,25 @@ extension Store {
     /// ```swift
     /// let ada = try store.find(Person.self, id: 1)
     /// ```
+    ///
+    /// Inlinable, as `fetch` is: specialized in the caller's module, decoding the object and
+    /// setting its state are direct calls.
+    @inlinable
     public func find<M: Model>(_ type: M.Type, id: M.Key) throws -> M? {
-        let schema = try preparedSchema(for: M.self)
         var found: M?
-        try withReader { connection in
-            try connection.read(.key(id.columnValue), schema: schema) { row in
-                let object = try M(_sharkRow: row)
-                object._$shark = ModelState(readFrom: self)
-                found = object
-            }
+        try readRow(of: M.self, key: id.columnValue) { row in
+            let object = try M(_sharkRow: row)
+            object._$shark = ModelState(readFrom: self)
+            found = object
         }
         return found
+    }
+
+    /// Calls `body` with the row of `M` whose key is `key`, if there is one.
+    @usableFromInline
+    func readRow<M: Model>(of type: M.Type, key: Value, _ body: (any RowReader) throws -> Void) throws {
+        let schema = try preparedSchema(for: M.self)
+        try withReader { connection in try connection.read(.key(key), schema: schema, body) }
     }
 
     /// ``find(_:id:)`` on one of the store's reader threads.

@@ -28,8 +28,14 @@ final class EntityStatements {
     let table: String
     let key: String
 
+    /// Where `schema`'s columns and indexes are stored (see `isStatements(of:)`).
+    private let columnStorage: UnsafeRawPointer?
+    private let indexStorage: UnsafeRawPointer?
+
     init(_ schema: EntitySchema) {
         self.schema = schema
+        columnStorage = schema.columns.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        indexStorage = schema.indexes.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
         table = SQLText.identifier(schema.name)
         key = SQLText.identifier(schema.key.name)
         let names = schema.columns.map { SQLText.identifier($0.name) }
@@ -102,5 +108,19 @@ final class EntityStatements {
             list += position == 0 || columns.contains(Int32(position)) ? name : "NULL"
         }
         return list
+    }
+
+    /// Whether these are the statements of `other`: the schema they were made for, which the
+    /// store passes again and again as the same value (the same column and index storage, so
+    /// no field-by-field comparison, and no copy of the stored schema to compare with).
+    func isStatements(of other: EntitySchema) -> Bool {
+        let columns = other.columns.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        let indexes = other.indexes.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        if columns == columnStorage && indexes == indexStorage && other.name == schema.name
+            && other.keyKind == schema.keyKind
+        {
+            return true
+        }
+        return other == schema
     }
 }
