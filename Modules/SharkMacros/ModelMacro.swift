@@ -74,6 +74,13 @@ extension ModelMacro: MemberMacro {
         let keyPathCases = model.properties.map {
             "if keyPath == \\\(typeName).\(ModelAnalysis.reference($0.name)) as AnyKeyPath { return \($0.column) }"
         }
+        let keyPaths = model.properties.sorted { $0.column < $1.column }.map {
+            "\\\(typeName).\(ModelAnalysis.reference($0.name))"
+        }
+        members.append(
+            """
+            public static var _sharkPropertyKeyPaths: [AnyKeyPath] { [\(raw: keyPaths.joined(separator: ", "))] }
+            """)
         members.append(
             """
             public static func _sharkColumnIndex(for keyPath: AnyKeyPath) -> Int32? {

@@ -49,6 +49,9 @@ public protocol Model: AnyObject, RowSource, _SharkSendableMetatype {
     static var _sharkKeyKind: KeyKind { get }
     static var _sharkSchemaColumns: [ColumnSchema] { get }
     static func _sharkColumnIndex(for keyPath: AnyKeyPath) -> Int32?
+    /// `\Self.property` for every column, in column order: what typed paths through
+    /// relationships are matched against.
+    static var _sharkPropertyKeyPaths: [AnyKeyPath] { get }
     var _$shark: ModelState { get set }
     init(_sharkRow row: borrowing any RowReader) throws(SharkError)
     func _sharkRestore(from row: any RowReader) throws(SharkError)

@@ -162,8 +162,10 @@ public struct QueryPredicate<Root: Model> {
 
     static func column(_ keyPath: AnyKeyPath) throws(SharkError) -> QueryExpression {
         guard let index = Root._sharkColumnIndex(for: keyPath) else {
+            if let path = RelationshipKeyPath.expression(for: keyPath, from: Root.self) { return path }
             throw SharkError.invalidQuery(
-                "a query on \(Root._sharkEntityName) uses a property that is not persisted (transient or computed)")
+                "a query on \(Root._sharkEntityName) uses a property that is not persisted (transient or computed)"
+                    + " or a path that does not go through to-one relationships (\(keyPath))")
         }
         return .column(Root._sharkSchemaColumns[Int(index)].name)
     }

@@ -157,6 +157,22 @@ struct RelationshipTests {
         #expect(try typed(.path(\.department, .lower(\.name)) == "research") == ["Alan"])
         #expect(try typed(.path(\.mentor, \.salary) > \.salary) == ["Alan", "Edsger"])
         #expect(try Employee.query(in: store).sum(.path(\.department, \.id)) == 2 * sales.id + research.id)
+        // Key paths through the relationships themselves, optional chaining included.
+        #expect(try typed(\.department?.name == "Sales") == ["Ada", "Edsger"])
+        #expect(try typed(\.department?.location?.name == "Rome") == ["Ada", "Edsger"])
+        #expect(try typed(\.mentor?.department?.name == "Sales") == ["Alan", "Edsger"])
+        #expect(try typed(\.mentor?.salary == 100) == ["Alan", "Edsger"])
+        #expect(try typed(\.department?.name == nil) == ["Dangling", "Grace"])
+        #expect(try typed(.lower(\.department?.name) == "research") == ["Alan"])
+        let byDepartment = try Employee.query(in: store).orderByDescending(\.department?.name).orderBy(\.name)
+        #expect(try byDepartment.fetch().map(\.name) == ["Ada", "Edsger", "Alan", "Dangling", "Grace"])
+        #expect(try Employee.query(in: store).where(\.department?.location?.name == "Rome").sum(\.salary) == 180)
+        #expect(try Employee.query(in: store).max(\.mentor?.salary) == 100)
+        let website = Project("Website")
+        try store.commit([Assignment("design", project: website), Assignment("build", project: Project("App"))])
+        #expect(try Assignment.query(in: store).where(\.project.title == "Website").fetch().map(\.note) == ["design"])
+        let unrelated = try Employee.query(in: store).where(\.name.count == 3)
+        #expect(throws: SharkError.self) { try unrelated.fetch() }
         // No relationship, or a dangling one, reads as NULL, as a LEFT JOIN gives.
         #expect(try names("department.name IS NULL") == ["Dangling", "Grace"])
         #expect(try names("department.name != 'Sales'") == ["Alan"])

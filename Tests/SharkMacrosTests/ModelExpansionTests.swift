@@ -49,6 +49,10 @@ struct ModelExpansionTests {
                         )
                     ]
 
+                    public static var _sharkPropertyKeyPaths: [AnyKeyPath] {
+                        [\\Tag.id, \\Tag.name]
+                    }
+
                     public static func _sharkColumnIndex(for keyPath: AnyKeyPath) -> Int32? {
                         if keyPath == \\Tag.id as AnyKeyPath {
                             return 0
