@@ -77,6 +77,7 @@ extension QueryExpression {
     /// built by hand far deeper than ``maximumNestingDepth`` is measured without overflowing
     /// the stack.
     public var nestingDepth: Int {
+        if let depth = shallowDepth(limit: Self.maximumNestingDepth + 1) { return depth }
         var deepest = 0
         var pending: [(QueryExpression, Int)] = [(self, 0)]
         while let (node, above) = pending.popLast() {
@@ -89,6 +90,45 @@ extension QueryExpression {
             for operand in operands { pending.append((operand, below)) }
         }
         return deepest
+    }
+
+    /// ``nestingDepth`` by plain recursion, which allocates nothing: what nearly every
+    /// predicate (a comparison or two) takes. Nil when the tree is deeper than `limit`, which
+    /// the explicit stack then measures without risking the thread's stack.
+    private func shallowDepth(limit: Int) -> Int? {
+        guard limit > 0 else { return nil }
+        let below = limit - 1
+        switch self {
+        case .column, .value:
+            return 1
+        case .comparison(_, let lhs, let rhs), .arithmetic(_, let lhs, let rhs), .like(let lhs, let rhs):
+            guard let left = lhs.shallowDepth(limit: below), let right = rhs.shallowDepth(limit: below) else {
+                return nil
+            }
+            return max(left, right) + 1
+        case .not(let operand), .isNull(let operand), .isIn(let operand, _), .path(_, let operand):
+            return operand.shallowDepth(limit: below).map { $0 + 1 }
+        case .between(let operand, let lower, let upper):
+            guard let a = operand.shallowDepth(limit: below), let b = lower.shallowDepth(limit: below),
+                let c = upper.shallowDepth(limit: below)
+            else { return nil }
+            return max(a, b, c) + 1
+        case .isInSubquery(let operand, let subquery):
+            guard let left = operand.shallowDepth(limit: below) else { return nil }
+            guard let predicate = subquery.predicate else { return left + 1 }
+            return predicate.shallowDepth(limit: below).map { max(left, $0) + 1 }
+        case .and(let operands), .or(let operands), .function(_, let operands):
+            if operands.isEmpty { return 1 }
+            // A one-operand list adds no level but is still a step of the recursion: every
+            // step spends some of the budget, so that no hand-built chain can exhaust the stack.
+            let levels = levelsAboveOperands
+            var deepest = 0
+            for operand in operands {
+                guard let depth = operand.shallowDepth(limit: limit - max(levels, 1)) else { return nil }
+                deepest = max(deepest, depth)
+            }
+            return deepest + levels
+        }
     }
 
     /// The error for an expression nested deeper than ``maximumNestingDepth``, or nil.

@@ -189,11 +189,12 @@ public struct QueryPredicate<Root: Model> {
 /// generated model code does: built-ins natively, enums by raw value, other Codable values as
 /// JSON. Used where the static type is not known to the compiler (predicate arguments).
 package func storedValue(_ value: Any) throws(SharkError) -> Value {
+    // The common case first: each failed cast costs a conformance lookup.
+    if let value = value as? any ColumnConvertible { return value.columnValue }
     if let optional = value as? any _SharkOptional {
         guard let wrapped = optional._sharkWrapped else { return .null }
         return try storedValue(wrapped)
     }
-    if let value = value as? any ColumnConvertible { return value.columnValue }
     // A related object stands for its key, as its relationship column stores it.
     if let model = value as? any Model { return model.id.columnValue }
     if let value = value as? any RawRepresentable, let raw = value.rawValue as? any ColumnConvertible {

@@ -16,6 +16,13 @@ final class EntityStatements {
     /// The last update statement handed out: a bulk update writes the same columns object
     /// after object, and one comparison of a word beats hashing.
     private var lastUpdate: (columns: ColumnSet, statement: SQLStatement)?
+    /// The plan cache: prepared query statements by the shape of the query (see
+    /// ``QueryShape``), with how many of the values are bound as `?` parameters (the rest are
+    /// read through `shark_arg`).
+    var plans: [QueryShape: (statement: SQLStatement, parameters: Int)] = [:]
+    /// How many shapes the plan cache keeps before it starts over: apps that build many
+    /// shapes (`IN` lists of every length) must not grow it without bound.
+    static let planLimit = 256
 
     let insertWithKey: String
     let insertWithoutKey: String

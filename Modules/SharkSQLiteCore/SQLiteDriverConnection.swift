@@ -166,43 +166,71 @@ package final class SQLiteDriverConnection: RawSQLConnection {
             binder.write(key, at: 1)
             try statement.run(binder, entity: schema.name) { row in try body(row) }
         case .query(let query):
-            var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
-            let text = compiler.select(query, statements: sql, columns: sql.columns(query.columns))
             _ = try reportingOverflow(of: "a value of the query") {
-                try connection.withStatement(text) { statement in
-                    try statement.run(compiler.arguments, overflow: compiler.overflow, entity: schema.name) { row in
-                        try body(row)
-                    }
-                }
+                try run(QueryShape(statement: .select(query.columns), query: query), sql) { row in try body(row) }
             }
         }
     }
 
     package func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {
-        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
-        let text = compiler.count(query, statements: statements(for: schema))
-        return try reportingOverflow(of: "a value of the query") {
-            Int(try firstColumn(text, compiler, entity: schema.name).first?.coercedToInt64() ?? 0)
+        try reportingOverflow(of: "a value of the query") {
+            let shape = QueryShape(statement: .count, query: query)
+            return Int(try firstColumn(shape, statements(for: schema)).first?.coercedToInt64() ?? 0)
         }
     }
 
     package func aggregate(
         _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema
     ) throws -> Value {
-        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
-        let text = compiler.aggregate(function, of: expression, query, statements: statements(for: schema))
-        return try reportingOverflow(of: "the \(function.rawValue) of \(expression)") {
-            try firstColumn(text, compiler, entity: schema.name).first ?? .null
+        try reportingOverflow(of: "the \(function.rawValue) of \(expression)") {
+            let shape = QueryShape(statement: .aggregate(function, expression), query: query)
+            return try firstColumn(shape, statements(for: schema)).first ?? .null
         }
     }
 
     package func distinctValues(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws
         -> [Value]
     {
+        try reportingOverflow(of: "a value of \(expression)") {
+            try firstColumn(QueryShape(statement: .distinct(expression), query: query), statements(for: schema))
+        }
+    }
+
+    /// Runs the statement of a query, calling `body` per row. A shape run before reuses its
+    /// prepared statement with this query's values (the plan cache); a new one is compiled,
+    /// and kept for next time once its values are confirmed to come out in the order the
+    /// compiler bound them.
+    private func run(_ shape: QueryShape, _ sql: EntityStatements, _ body: (SQLRow) throws -> Void) throws {
+        // Equal shapes collect equally many values; the count is checked all the same, since
+        // slicing past the end would trap.
+        if let plan = sql.plans[shape], case var arguments = shape.arguments, arguments.count >= plan.parameters {
+            let overflow = Array(arguments[plan.parameters...])
+            arguments.removeSubrange(plan.parameters...)
+            try plan.statement.run(arguments, overflow: overflow, entity: sql.schema.name, body)
+            return
+        }
         var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
-        let text = compiler.distinct(expression, query, statements: statements(for: schema))
-        return try reportingOverflow(of: "a value of \(expression)") {
-            try firstColumn(text, compiler, entity: schema.name)
+        let text: String
+        switch shape.statement {
+        case .select(let columns):
+            text = compiler.select(shape.query, statements: sql, columns: sql.columns(columns))
+        case .count:
+            text = compiler.count(shape.query, statements: sql)
+        case .aggregate(let function, let expression):
+            text = compiler.aggregate(function, of: expression, shape.query, statements: sql)
+        case .distinct(let expression):
+            text = compiler.distinct(expression, shape.query, statements: sql)
+        case .values(let expression):
+            text = compiler.values(of: expression, shape.query, statements: sql)
+        }
+        try connection.withStatement(text) { statement in
+            if text.utf8.count <= SQLiteConnection.longestCachedStatement,
+                shape.arguments == compiler.arguments + compiler.overflow
+            {
+                if sql.plans.count >= EntityStatements.planLimit { sql.plans.removeAll() }
+                sql.plans[shape] = (statement, compiler.arguments.count)
+            }
+            try statement.run(compiler.arguments, overflow: compiler.overflow, entity: sql.schema.name, body)
         }
     }
 
@@ -218,21 +246,15 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     }
 
     package func values(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws -> [Value] {
-        var compiler = QueryCompiler(parameterLimit: connection.parameterLimit)
-        let text = compiler.values(of: expression, query, statements: statements(for: schema))
-        return try reportingOverflow(of: "a value of \(expression)") {
-            try firstColumn(text, compiler, entity: schema.name)
+        try reportingOverflow(of: "a value of \(expression)") {
+            try firstColumn(QueryShape(statement: .values(expression), query: query), statements(for: schema))
         }
     }
 
-    /// Runs compiled query text and returns the first column of every row.
-    private func firstColumn(_ text: String, _ compiler: QueryCompiler, entity: String) throws -> [Value] {
+    /// Runs a query and returns the first column of every row.
+    private func firstColumn(_ shape: QueryShape, _ sql: EntityStatements) throws -> [Value] {
         var values: [Value] = []
-        try connection.withStatement(text) { statement in
-            try statement.run(compiler.arguments, overflow: compiler.overflow, entity: entity) { row in
-                values.append(row.value(at: 0))
-            }
-        }
+        try run(shape, sql) { row in values.append(row.value(at: 0)) }
         return values
     }
 

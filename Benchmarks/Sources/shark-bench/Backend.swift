@@ -18,6 +18,9 @@ protocol Backend: AnyObject {
     func updateAll() throws
     /// Looks each key up; returns how many were found.
     func lookups(_ keys: [Int64]) throws -> Int
+    /// Fetches, for each value, the rows whose indexed `a` equals it, one query each, into
+    /// objects; returns the rows read.
+    func queries(_ values: [Int]) throws -> Int
     /// The sum of `h` over every row.
     func sumOfH() throws -> Int64
     /// Stores `members` members (member n, from 0, with key n + 1) and `teams` teams, member n
@@ -70,6 +73,6 @@ enum BackendKind: String, CaseIterable, Sendable {
 
     /// Whether the backend can run `workload` (a Dictionary has no ordered index).
     func supports(_ workload: Workload) -> Bool {
-        !(self == .dictionary && (workload == .range || workload == .join))
+        !(self == .dictionary && (workload == .range || workload == .join || workload == .query))
     }
 }

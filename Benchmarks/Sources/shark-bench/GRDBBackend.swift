@@ -74,6 +74,14 @@ final class GRDBBackend: Backend {
         }
     }
 
+    func queries(_ values: [Int]) throws -> Int {
+        try pool.read { db in
+            var rows = 0
+            for value in values { rows += try Row10Record.filter(Column("a") == value).fetchAll(db).count }
+            return rows
+        }
+    }
+
     func sumOfH() throws -> Int64 {
         try pool.read { db in try Int64.fetchOne(db, Row10Record.select(sum(Column("h")))) ?? 0 }
     }

@@ -57,6 +57,10 @@ final class Harness {
         try step(.lookup, kind) {
             try expect(backend.lookups(input.lookupKeys), input.lookupKeys.count, "lookup", kind)
         }
+        if kind.supports(.query) {
+            let values = input.lookupKeys.map { Int($0) - 1 }  // row n has key n + 1 and a == n
+            try step(.query, kind) { try expect(backend.queries(values), values.count, "query", kind) }
+        }
         let expectedSum = input.rows.reduce(Int64(0)) { $0 + $1.h }
         try step(.aggregate, kind) {
             for _ in 0..<20 {

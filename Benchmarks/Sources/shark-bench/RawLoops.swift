@@ -136,11 +136,25 @@ final class RawDatabase: Backend {
     }
 
     func ranges(_ starts: [Int], width: Int) -> Int {
-        let statement = prepare("SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 WHERE a BETWEEN ? AND ?")
+        rowsOfEach("SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 WHERE a BETWEEN ? AND ?", starts.count) { statement, n in
+            _ = shark_bind_int64(api, statement, 1, Int64(starts[n]))
+            _ = shark_bind_int64(api, statement, 2, Int64(starts[n] + width - 1))
+        }
+    }
+
+    func queries(_ values: [Int]) -> Int {
+        rowsOfEach("SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 WHERE a = ?", values.count) { statement, n in
+            _ = shark_bind_int64(api, statement, 1, Int64(values[n]))
+        }
+    }
+
+    /// Runs `sql` `count` times, bound by `bind` for each run, reading each run's rows into
+    /// objects; returns how many rows all runs read.
+    private func rowsOfEach(_ sql: String, _ count: Int, bind: (OpaquePointer, Int) -> Void) -> Int {
+        let statement = prepare(sql)
         var rows = 0
-        for start in starts {
-            _ = shark_bind_int64(api, statement, 1, Int64(start))
-            _ = shark_bind_int64(api, statement, 2, Int64(start + width - 1))
+        for n in 0..<count {
+            bind(statement, n)
             var batch: [PlainRow10] = []
             while shark_step(api, statement) == SHARK_SQLITE_ROW { batch.append(row(statement)) }
             rows += batch.count

@@ -47,6 +47,12 @@ final class SharkBackend: Backend {
         return found
     }
 
+    func queries(_ values: [Int]) throws -> Int {
+        var rows = 0
+        for value in values { rows += try Row10.query(in: store).where(\.a == value).fetch().count }
+        return rows
+    }
+
     func sumOfH() throws -> Int64 {
         try Row10.query(in: store).sum(\.h) ?? 0
     }

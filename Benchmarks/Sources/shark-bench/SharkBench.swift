@@ -31,7 +31,7 @@ struct SharkBench: ParsableCommand {
     var backends: [BackendKind] = BackendKind.allCases
 
     @Option(
-        help: "Comma-separated workloads to time: W1, W2, W3, W4, L, A, J (the others still run, untimed).",
+        help: "Comma-separated workloads to time: W1, W2, W3, W4, L, Q, A, J (the others still run, untimed).",
         transform: { try commaSeparated($0, of: Workload.self, what: "workload") })
     var workloads: [Workload] = Workload.allCases
 

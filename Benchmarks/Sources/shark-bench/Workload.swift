@@ -13,6 +13,9 @@ enum Workload: String, CaseIterable, Sendable {
     case update = "W4"
     /// 1,000 point lookups by key.
     case lookup = "L"
+    /// 1,000 queries filtering on the indexed `a`, each with a fresh value: the cost of a
+    /// query beyond its rows (rendering, preparing, binding).
+    case query = "Q"
     /// The sum of a column over every row, 20 times.
     case aggregate = "A"
     /// J: 100 pages of members, each member with its team (a join, or a prefetch).
@@ -25,6 +28,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .range: "W3 100 indexed ranges"
         case .update: "W4 update one column of every row"
         case .lookup: "1,000 point lookups by key"
+        case .query: "Q 1,000 queries on an indexed column, a fresh value each"
         case .aggregate: "20 sums of a column over all rows"
         case .join: "J 100 pages of 100 members with their teams"
         }
