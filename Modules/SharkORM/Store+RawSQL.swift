@@ -22,7 +22,7 @@ extension Store {
     @discardableResult
     public func execute(_ sql: String, arguments: [Value]) throws -> Int {
         if let open = try activeTransaction() { return try open.execute(sql, arguments: arguments) }
-        if hasObservers { return try runOutermostTransaction { try $0.execute(sql, arguments: arguments) } }
+        if recordsChanges { return try runOutermostTransaction { try $0.execute(sql, arguments: arguments) } }
         // Nobody to tell before COMMIT: run it on its own, so statements that cannot run
         // inside a transaction (VACUUM) still can.
         return try withWriterAccess { writer in

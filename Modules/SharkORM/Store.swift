@@ -53,6 +53,8 @@ public final class Store: Sendable {
     /// The open transaction's levels; only touched while holding `writerLock`.
     @usableFromInline let transactions = TransactionStack()
     let observers = Mutex<[any TransactionObserver]>([])
+    /// Who listens to commit events, and the commit counter.
+    let eventHub = EventHub()
     /// The threads of the async API: one for writes, a few for reads.
     let writerThread: StoreWorkers
     let readerThreads: StoreWorkers
@@ -85,6 +87,7 @@ public final class Store: Sendable {
             isClosed.store(true, ordering: .releasing)
             driver.close()
         }
+        eventHub.close()
         writerThread.stop()
         readerThreads.stop()
     }
@@ -199,6 +202,9 @@ public final class Store: Sendable {
     }
 
     var hasObservers: Bool { observers.withLock { !$0.isEmpty } }
+
+    /// Whether the next transaction must record its changes: for observers, or for events.
+    var recordsChanges: Bool { eventHub.hasListeners || hasObservers }
 
     /// Entities raw SQL must not write, gathered from the observers.
     var protectedEntities: Set<String> {

@@ -75,6 +75,9 @@ final class TransactionStack: @unchecked Sendable {
         return outermost.changes.filter { !$0.byObserver }.map(\.change)
     }
 
+    /// Every change of the outermost level (savepoints fold into it as they end).
+    var outermostChanges: [RecordedChange] { levels.first?.changes ?? [] }
+
     /// Runs `body` with the writes it makes marked as the observers' own.
     func whileObserving<T>(_ body: () throws -> T) rethrows -> T {
         observing = true

@@ -131,7 +131,7 @@ extension Store {
             try checkOpen()
             let transaction = WriteTransaction(store: self, isSavepoint: false)
             let writer = driver.writer
-            transactions.push(recordingChanges: hasObservers)
+            transactions.push(recordingChanges: recordsChanges)
             do {
                 try writer.beginTransaction()
             } catch {
@@ -147,6 +147,7 @@ extension Store {
                 }
                 try writer.commitTransaction()
                 transaction.confinement.end()
+                publishCommitEvent()
                 return (result, transactions.popCommitted())
             } catch {
                 transaction.confinement.end()
@@ -163,7 +164,7 @@ extension Store {
     func runSavepoint<T>(inside parent: WriteTransaction, _ body: (WriteTransaction) throws -> T) throws -> T {
         let savepoint = WriteTransaction(store: self, isSavepoint: true)
         let writer = driver.writer
-        let name = transactions.push(recordingChanges: hasObservers).savepoint!
+        let name = transactions.push(recordingChanges: recordsChanges).savepoint!
         do {
             try writer.createSavepoint(name)
         } catch {
@@ -183,6 +184,22 @@ extension Store {
             try? writer.releaseSavepoint(name)
             transactions.popRolledBack(in: self)
             throw error
+        }
+    }
+
+    /// Stage 5, first half: counts the commit and hands its event to the listeners, inside
+    /// the writer's lock so that events keep commit order. What observers wrote to the
+    /// entities they protect (their own bookkeeping, sync's metadata) raises no event.
+    private func publishCommitEvent() {
+        let changes = transactions.outermostChanges
+        let origin = transactions.origin
+        let protected = changes.contains { $0.byObserver } ? protectedEntities : []
+        eventHub.committed { sequence in
+            var builder = CommitEventBuilder()
+            for change in changes where !(change.byObserver && protected.contains(change.schema.name)) {
+                builder.add(change)
+            }
+            return builder.event(sequence: sequence, origin: origin)
         }
     }
 
