@@ -93,6 +93,25 @@ boss.level = .principal
 try boss.commit()
 do { try boss.remove() } catch { print("   refused: \(error)") }
 
+section("A live query: a new result after each commit that changes it")
+let seniors = try Person.query().where(\.age >= 40).orderBy(\.name).observe()
+let watcher = Task {
+    for try await result in seniors {
+        print("   live (commit \(result.sequence)): \(result.value.map(\.name))")
+    }
+}
+await seniors.caughtUp(through: store.lastCommitSequence)  // the first result is in
+let frances = Person(name: "Frances", age: 52, payrollNumber: 7)
+try frances.commit()
+await seniors.caughtUp(through: store.lastCommitSequence)
+frances.age = 53  // the same names, but one of the objects changed: a new result
+try frances.commit()
+await seniors.caughtUp(through: store.lastCommitSequence)
+try Person.query().where(\.age < 0).removeAll()  // changes nothing: no new result
+await seniors.caughtUp(through: store.lastCommitSequence)
+await seniors.caughtUp(through: store.lastCommitSequence)
+watcher.cancel()
+
 section("Remove")
 if let alan = try Person.query().where(\.name == "Alan").first() {
     try alan.remove()

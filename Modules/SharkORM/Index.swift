@@ -29,7 +29,7 @@ public struct Index<Root: Model>: Sendable {
     func schema() throws(SharkError) -> IndexSchema {
         var columns: [String] = []
         for keyPath in keyPaths {
-            guard let index = Root._sharkColumnIndex(for: keyPath) else {
+            guard let index = Root.columnIndex(of: keyPath) else {
                 throw SharkError.schemaMismatch(
                     entity: Root._sharkEntityName,
                     reason: "an index names a property that is not persisted (transient or computed)")

@@ -124,7 +124,7 @@ extension Model {
 
     /// The object held by the relationship at `keyPath`, without loading it.
     private func relatedObject<M: Model>(_ keyPath: AnyKeyPath, as: M.Type) throws -> M? {
-        guard let column = Self._sharkColumnIndex(for: keyPath) else {
+        guard let column = Self.columnIndex(of: keyPath) else {
             throw SharkError.invalidQuery("\(keyPath) is not a persisted property of \(Self._sharkEntityName)")
         }
         return _sharkRelated(column: column) as? M

@@ -100,7 +100,7 @@ extension Query {
     private static func columns(of properties: [PartialKeyPath<Root>]) throws -> ColumnSet {
         var columns = ColumnSet()
         for property in properties {
-            guard let column = Root._sharkColumnIndex(for: property) else {
+            guard let column = Root.columnIndex(of: property) else {
                 throw SharkError.invalidQuery(
                     "fetchLightweight on \(Root._sharkEntityName) names a property that is not persisted")
             }

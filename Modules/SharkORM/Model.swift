@@ -61,6 +61,14 @@ public protocol Model: AnyObject, RowSource, _SharkSendableMetatype {
 }
 
 extension Model {
+    /// The column position of a property's key path, `\M.id` written in generic code
+    /// included: that names the protocol's requirement rather than the class's property, a
+    /// different key path for the same column.
+    static func columnIndex(of keyPath: AnyKeyPath) -> Int32? {
+        if let index = _sharkColumnIndex(for: keyPath) { return index }
+        return keyPath == \Self.id as AnyKeyPath ? 0 : nil
+    }
+
     public static var indexes: [Index<Self>] { [] }
     public func willInsert() -> Bool { true }
     public func willUpdate() -> Bool { true }

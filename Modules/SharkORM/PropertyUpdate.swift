@@ -38,7 +38,7 @@ public struct PropertyUpdate<Root: Model>: Sendable {
         -> PropertyUpdate
     {
         do throws(SharkError) {
-            guard let column = Root._sharkColumnIndex(for: keyPath) else {
+            guard let column = Root.columnIndex(of: keyPath) else {
                 throw SharkError.invalidQuery(
                     "updateAll on \(Root._sharkEntityName) sets a property that is not persisted (transient or computed)"
                 )

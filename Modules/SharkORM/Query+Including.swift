@@ -23,7 +23,7 @@ extension Query {
 
     private func prefetching<M: Model>(_ relationship: AnyKeyPath, as: M.Type) -> Query {
         var copy = self
-        guard let column = Root._sharkColumnIndex(for: relationship) else {
+        guard let column = Root.columnIndex(of: relationship) else {
             copy.problem =
                 problem
                 ?? SharkError.invalidQuery("\(relationship) is not a persisted property of \(Root._sharkEntityName)")

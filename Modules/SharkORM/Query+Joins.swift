@@ -15,8 +15,8 @@ extension Query {
         -> JoinedQuery<Root, M>
     {
         JoinedQuery(
-            query: self, left: Root._sharkColumnIndex(for: left).map(Int.init),
-            right: M._sharkColumnIndex(for: right).map(Int.init))
+            query: self, left: Root.columnIndex(of: left).map(Int.init),
+            right: M.columnIndex(of: right).map(Int.init))
     }
 
     /// Pairs every result with the object its to-one `relationship` refers to (nil when none,
@@ -28,7 +28,7 @@ extension Query {
     /// }
     /// ```
     public func joined<M: Model>(_ relationship: KeyPath<Root, M?>) -> JoinedQuery<Root, M> {
-        JoinedQuery(query: self, left: Root._sharkColumnIndex(for: relationship).map(Int.init), right: 0)
+        JoinedQuery(query: self, left: Root.columnIndex(of: relationship).map(Int.init), right: 0)
     }
 }
 

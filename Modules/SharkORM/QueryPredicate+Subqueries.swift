@@ -29,7 +29,7 @@ extension QueryPredicate {
     )
         -> QueryPredicate
     {
-        guard let position = M._sharkColumnIndex(for: column) else {
+        guard let position = M.columnIndex(of: column) else {
             return QueryPredicate(
                 .value(.null), depth: 1,
                 problem: SharkError.invalidQuery(
@@ -61,7 +61,7 @@ extension QueryPredicate {
 
     private static func referenced<M: Model>(by query: Query<M>, through relationship: AnyKeyPath) -> QueryPredicate {
         if let problem = query.problem { return QueryPredicate(.value(.null), depth: 1, problem: problem) }
-        guard let position = M._sharkColumnIndex(for: relationship) else {
+        guard let position = M.columnIndex(of: relationship) else {
             return QueryPredicate(
                 .value(.null), depth: 1,
                 problem: SharkError.invalidQuery("\(relationship) is not a persisted property of \(M._sharkEntityName)")

@@ -161,7 +161,7 @@ public struct QueryPredicate<Root: Model> {
     public static var all: QueryPredicate { QueryPredicate(.value(.integer(1))) }
 
     static func column(_ keyPath: AnyKeyPath) throws(SharkError) -> QueryExpression {
-        guard let index = Root._sharkColumnIndex(for: keyPath) else {
+        guard let index = Root.columnIndex(of: keyPath) else {
             if let path = RelationshipKeyPath.expression(for: keyPath, from: Root.self) { return path }
             throw SharkError.invalidQuery(
                 "a query on \(Root._sharkEntityName) uses a property that is not persisted (transient or computed)"

@@ -94,6 +94,15 @@ extension Store {
         try checkOpen()
         // The common case, no transaction open around the caller: one task-local read.
         if TransactionScope.open.isEmpty { return try driver.read(body) }
+        // An observation computing: what it reads is its region (see `ObservedRegion`).
+        if let region = TransactionScope.region(of: self) {
+            return try withScopedReader { try body(RegionRecordingConnection($0, recordingInto: region)) }
+        }
+        return try withScopedReader(body)
+    }
+
+    /// ``withReader(_:)`` once some scope is open around the caller.
+    private func withScopedReader<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
         if try activeTransaction() != nil { return try body(driver.writer) }
         if let snapshot = try TransactionScope.current(ReadTransaction.self, of: self) {
             return try body(snapshot.connection)

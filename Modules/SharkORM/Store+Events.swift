@@ -24,7 +24,7 @@ extension Store {
     /// for await event in store.events() { print(event.sequence, event.entities.keys) }
     /// ```
     public func events() -> AsyncStream<CommitEvent> {
-        eventHub.listen()
+        eventHub.events()
     }
 
     /// The changes of each commit that touched `M`'s entity, with `M`'s key type.
@@ -34,7 +34,7 @@ extension Store {
     /// ```
     public func events<M: Model>(for type: M.Type) -> AsyncCompactMapSequence<AsyncStream<CommitEvent>, ModelChanges<M>>
     {
-        eventHub.listen().compactMap { $0.changes(for: M.self) }
+        eventHub.events().compactMap { $0.changes(for: M.self) }
     }
 
     /// The number of the last transaction this store committed (see
@@ -52,7 +52,7 @@ extension Store {
     public func onCommit(
         queue: DispatchQueue, _ handler: @escaping @Sendable (CommitEvent) -> Void
     ) -> EventSubscription {
-        EventSubscription(events: eventHub.listen()) { event in queue.async { handler(event) } }
+        EventSubscription(events: eventHub.events()) { event in queue.async { handler(event) } }
     }
 
     /// Calls `handler` on `queue` with the changes of every commit that touched `M`.
@@ -63,7 +63,7 @@ extension Store {
     public func onCommit<M: Model>(
         of type: M.Type, queue: DispatchQueue, _ handler: @escaping @Sendable (ModelChanges<M>) -> Void
     ) -> EventSubscription {
-        EventSubscription(events: eventHub.listen()) { event in
+        EventSubscription(events: eventHub.events()) { event in
             if let changes = event.changes(for: M.self) { queue.async { handler(changes) } }
         }
     }
@@ -79,7 +79,7 @@ extension Store {
     public func onCommit<A: Actor>(
         on actor: A, _ handler: @escaping @Sendable (isolated A, CommitEvent) -> Void
     ) -> EventSubscription {
-        let events = eventHub.listen()
+        let events = eventHub.events()
         let task = Task {
             for await event in events { await deliver(event, to: actor, handler) }
         }

@@ -53,6 +53,11 @@ extension Store {
 
     /// The connection's raw SQL capability, or the error saying the driver has none.
     func rawConnection(_ connection: any DriverConnection) throws -> any RawSQLConnection {
+        if let recording = connection as? RegionRecordingConnection {
+            // SQL text does not say what it reads: an observation must assume everything.
+            recording.region.recordEverything()
+            return try rawConnection(recording.base)
+        }
         guard let raw = connection as? any RawSQLConnection else {
             throw SharkError.unsupported(
                 "raw SQL: the \(driver.name) driver has no SQL engine; use queries, or a SQL driver")

@@ -33,12 +33,18 @@ final class StoreWorkers: @unchecked Sendable {
     /// from nothing but the result, and the caller may own it (`sending`). The compiler cannot
     /// follow that across the thread hop, hence the box.
     func run<T>(_ job: sending @escaping () throws -> T) async throws -> sending T {
+        // An observation's region goes along, so that the reads on the worker count in it.
+        let regions = TransactionScope.regions
         let handedOver = Transfer(value: job)
         let box = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<Transfer<T>, any Error>) in
             enqueue {
                 do {
-                    continuation.resume(returning: Transfer(value: try handedOver.value()))
+                    let value =
+                        regions.isEmpty
+                        ? try handedOver.value()
+                        : try TransactionScope.$open.withValue(regions) { try handedOver.value() }
+                    continuation.resume(returning: Transfer(value: value))
                 } catch {
                     continuation.resume(throwing: error)
                 }

@@ -194,7 +194,7 @@ extension Store {
         let changes = transactions.outermostChanges
         let origin = transactions.origin
         let protected = changes.contains { $0.byObserver } ? protectedEntities : []
-        eventHub.committed { sequence in
+        eventHub.committed(recorded: transactions.recordsChanges) { sequence in
             var builder = CommitEventBuilder()
             for change in changes where !(change.byObserver && protected.contains(change.schema.name)) {
                 builder.add(change)

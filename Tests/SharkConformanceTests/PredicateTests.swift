@@ -24,4 +24,21 @@ struct PredicateTests {
         #expect(try names(.notIn(\.email, ["ada@example.com"])) == ["Alan"])
         #expect(try names(.notIn(\.email, [String?]())) == ["Ada", "Alan", "Barbara", "Edsger", "Grace"])
     }
+
+    @Test("generic code can filter and order by \\M.id", arguments: TestDriver.allCases)
+    func genericKey(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = (1...3).map { Person(name: "p\($0)", payrollNumber: $0) }
+        try store.commit(people)
+        let note = Note(text: "n")
+        try store.commit(note)
+        func keyed<M: Model>(_ query: Query<M>, _ key: M.Key) throws -> [M] {
+            try query.where(\M.id == key).orderByDescending(\M.id).fetch()
+        }
+        #expect(try keyed(Person.query(in: store), people[1].id).map(\.name) == ["p2"])
+        #expect(try keyed(Note.query(in: store), note.id).map(\.text) == ["n"])
+        func descending<M: Model>(_ query: Query<M>) throws -> [M.Key] { try query.orderByDescending(\M.id).ids() }
+        #expect(try descending(Person.query(in: store)) == people.map(\.id).reversed())
+    }
 }

@@ -61,12 +61,7 @@ struct QueryPlanTests {
     func pathsAndSubqueries(driver: TestDriver) throws {
         let store = try driver.makeStore()
         defer { store.close() }
-        let sales = Department("Sales", location: Location("Rome"))
-        let research = Department("Research", location: Location("Oslo"))
-        try store.commit([
-            Employee("Ada", salary: 100, department: sales), Employee("Alan", salary: 90, department: research),
-            Employee("Grace", salary: 120),
-        ])
+        _ = try TwoDepartments(committedTo: store, others: [Employee("Grace", salary: 120)])
         for (city, expected) in [("Rome", ["Ada"]), ("Oslo", ["Alan"]), ("Lima", [])] {
             let typed = try Employee.query(in: store).where(\.department?.location?.name == city).fetch()
             #expect(typed.map(\.name) == expected)

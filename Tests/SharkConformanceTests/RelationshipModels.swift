@@ -143,3 +143,18 @@ final class Membership {
         self.member = member
     }
 }
+
+/// A small committed company: Sales in Rome with Ada (salary 100), Research in Oslo with Alan
+/// (salary 90), and the `others` given, without a department.
+struct TwoDepartments {
+    let sales: Department
+    let research: Department
+
+    init(committedTo store: Store, others: [Employee] = []) throws {
+        sales = Department("Sales", location: Location("Rome"))
+        research = Department("Research", location: Location("Oslo"))
+        try store.commit(
+            [Employee("Ada", salary: 100, department: sales), Employee("Alan", salary: 90, department: research)]
+                + others)
+    }
+}
