@@ -211,7 +211,7 @@ extension Query {
 }
 
 /// The values `object` would store, by column.
-private func storedValues<M: Model>(of object: M) -> [Value] {
+func storedValues<M: Model>(of object: M) -> [Value] {
     let collector = ValueCollector(count: M._sharkSchemaColumns.count)
     try? object._sharkWriteColumns(from: 0, to: collector, offset: 0)
     return collector.values
