@@ -83,7 +83,8 @@ public struct Observation<Value>: AsyncSequence, Sendable {
             }
             guard let region else { return try await evaluate(isolation: actor) }
             while true {
-                guard let notice = await notices.next(isolation: actor) else { return nil }
+                // Cancelled, the iteration ends (a stream would still hand out what it buffered).
+                guard !Task.isCancelled, let notice = await notices.next(isolation: actor) else { return nil }
                 if notice.sequence <= evaluated { continue }  // seen by a later computation
                 if !region.mayBeChanged(by: notice) {
                     evaluated = notice.sequence

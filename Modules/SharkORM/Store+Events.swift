@@ -81,7 +81,8 @@ extension Store {
     ) -> EventSubscription {
         let events = eventHub.events()
         let task = Task {
-            for await event in events { await deliver(event, to: actor, handler) }
+            // A stream hands out what it buffered even after its task was cancelled.
+            for await event in events where !Task.isCancelled { await deliver(event, to: actor, handler) }
         }
         return EventSubscription(stoppingTask: task)
     }
@@ -105,7 +106,7 @@ public final class EventSubscription: Sendable {
     /// Forwards each event of `events` to `forward`, on a task of its own.
     init(events: AsyncStream<CommitEvent>, forward: @escaping @Sendable (CommitEvent) -> Void) {
         task = Task {
-            for await event in events { forward(event) }
+            for await event in events where !Task.isCancelled { forward(event) }
         }
     }
 
