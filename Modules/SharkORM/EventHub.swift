@@ -19,7 +19,7 @@ struct CommitNotice: Sendable {
 /// Commits are handed over inside the writer's lock, right after COMMIT, so every listener
 /// receives them in commit order; handing over is a `yield` into each listener's unbounded
 /// stream, which never blocks the writer and never drops anything. Listeners consume their
-/// streams on their own tasks or queues (see `Store+Events.swift`, `Observation.swift`).
+/// streams on their own tasks or queues (see `Store+Events.swift`, `LiveQuery.swift`).
 ///
 /// Two kinds of listener: the app's event streams get the commits that changed something
 /// they can name; observations get every commit (see ``CommitNotice``), so that they can

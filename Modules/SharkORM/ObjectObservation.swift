@@ -10,7 +10,7 @@ public enum ObjectEvent: Sendable, Hashable {
     /// A commit changed these stored properties of the object's row; the object was refreshed
     /// before the handler ran.
     case updated(Set<String>, sequence: UInt64)
-    /// A commit removed the object's row. Observation ends with it.
+    /// A commit removed the object's row. Observing it ends there.
     case removed(sequence: UInt64)
 }
 

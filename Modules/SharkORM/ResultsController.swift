@@ -19,13 +19,13 @@
 /// objects at the same place whose stored values changed (offsets in the new results). Applied
 /// to the old results, a change gives exactly the new ones.
 ///
-/// It is an ``Observation`` underneath: it re-runs only for commits that touch what the query
+/// It is a ``LiveQuery`` underneath: it re-runs only for commits that touch what the query
 /// reads, and delivers only when something changed.
 public struct ResultsController<Root: Model>: AsyncSequence, Sendable {
     public typealias Element = ResultsChange<Root>
     public typealias Failure = any Error
 
-    let observation: Observation<[Root]>
+    let observation: LiveQuery<[Root]>
     /// The column whose stored value groups results into sections, if any.
     let sectionColumn: Int?
 
@@ -34,14 +34,14 @@ public struct ResultsController<Root: Model>: AsyncSequence, Sendable {
     }
 
     /// Waits until the controller has taken every commit up to `sequence` into account (see
-    /// ``Observation/caughtUp(through:)``).
+    /// ``LiveQuery/caughtUp(through:)``).
     public func caughtUp(through sequence: UInt64) async {
         await observation.caughtUp(through: sequence)
     }
 
     /// Delivers the changes one by one.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: Observation<[Root]>.Iterator
+        var base: LiveQuery<[Root]>.Iterator
         /// The column whose stored value groups results into sections, if any.
         let sectionColumn: Int?
         /// The last results' keys and stored values, in order.

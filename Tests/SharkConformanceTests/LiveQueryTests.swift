@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 @_spi(SharkDriver) import SharkORM
 import Synchronization
 import Testing
@@ -131,5 +132,29 @@ struct LiveQueryTests {
         #expect(try await iterator.next()?.value == 0)
         store.close()
         #expect(try await iterator.next() == nil)
+    }
+
+    @Test("an @Observable holder keeps the latest results and tells observers", arguments: TestDriver.allCases)
+    @MainActor
+    func observableHolder(driver: TestDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.commit(Person(name: "Ada", payrollNumber: 1))
+        let live = try Person.query(in: store).orderBy(\.name).observe()
+        let holder = LiveResults(live)
+        await live.caughtUp(through: store.lastCommitSequence)
+        #expect(holder.value?.map(\.name) == ["Ada"])
+        let changed = Mutex<Bool>(false)
+        withObservationTracking {
+            _ = holder.value
+        } onChange: {
+            changed.withLock { $0 = true }
+        }
+        try commit(Person(name: "Grace", payrollNumber: 2), to: store)
+        await live.caughtUp(through: store.lastCommitSequence)
+        #expect(changed.withLock { $0 })
+        #expect(holder.value?.map(\.name) == ["Ada", "Grace"])
+        #expect(holder.sequence == store.lastCommitSequence)
+        holder.stop()
     }
 }

@@ -16,8 +16,8 @@ import Synchronization
 ///   re-run it; raw SQL reads widen the region to every entity.
 /// - **When it delivers**: only when the result differs from the last one delivered (objects
 ///   compared by their stored values), never twice for one result.
-/// - **Bursts coalesce**: the computation re-runs once for every commit it has not yet seen,
-///   however many there are; each value says the commit it reflects at least
+/// - **Bursts coalesce**: however many commits arrived since it last ran, the computation runs
+///   once more for all of them; each value says the commit it reflects at least
 ///   (``ObservedValue/sequence``).
 /// - **It never misses a commit**: it listens before it first reads, and a commit whose
 ///   changes are unknown (a transaction that began before anyone listened) re-runs it.
@@ -26,7 +26,7 @@ import Synchronization
 ///
 /// Each iteration is an observation of its own; ``caughtUp(through:)`` follows the latest.
 /// It ends when the store closes.
-public struct Observation<Value>: AsyncSequence, Sendable {
+public struct LiveQuery<Value>: AsyncSequence, Sendable {
     public typealias Element = ObservedValue<Value>
     public typealias Failure = any Error
 
@@ -34,7 +34,7 @@ public struct Observation<Value>: AsyncSequence, Sendable {
     let compute: @Sendable () async throws -> sending Value
     /// Makes, for one iteration, the test of whether a result differs from the last one.
     let makeChangeTest: @Sendable () -> (Value) -> Bool
-    let progress = ObservationProgress()
+    let progress = LiveQueryProgress()
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(observation: self, notices: store.eventHub.notices().makeAsyncIterator())
@@ -56,7 +56,7 @@ public struct Observation<Value>: AsyncSequence, Sendable {
 
     /// Delivers the observation's values one by one.
     public struct Iterator: AsyncIteratorProtocol {
-        let observation: Observation
+        let observation: LiveQuery
         var notices: AsyncStream<CommitNotice>.Iterator
         var region: ObservedRegion?
         var evaluated: UInt64 = 0
@@ -65,7 +65,7 @@ public struct Observation<Value>: AsyncSequence, Sendable {
         /// comes back for the next value, having handled that one.
         var delivered: UInt64?
 
-        init(observation: Observation, notices: AsyncStream<CommitNotice>.Iterator) {
+        init(observation: LiveQuery, notices: AsyncStream<CommitNotice>.Iterator) {
             self.observation = observation
             self.notices = notices
         }
@@ -118,7 +118,7 @@ public struct Observation<Value>: AsyncSequence, Sendable {
     }
 }
 
-/// One value of an ``Observation``, with the commit it reflects.
+/// One value of a ``LiveQuery``, with the commit it reflects.
 ///
 /// ```swift
 /// for try await adults in query.observe() { print(adults.sequence, adults.value.count) }
@@ -132,8 +132,8 @@ public struct ObservedValue<Value> {
 
 extension ObservedValue: Sendable where Value: Sendable {}
 
-/// How far an observation has caught up, for ``Observation/caughtUp(through:)``.
-final class ObservationProgress: Sendable {
+/// How far an observation has caught up, for ``LiveQuery/caughtUp(through:)``.
+final class LiveQueryProgress: Sendable {
     private struct State {
         /// Nil until the first computation.
         var evaluated: UInt64?
@@ -176,8 +176,8 @@ extension Store {
     /// ```
     public func observe<Value: Equatable & SendableMetatype>(
         _ compute: @escaping @Sendable () async throws -> sending Value
-    ) -> Observation<Value> {
-        Observation(store: self, compute: compute) {
+    ) -> LiveQuery<Value> {
+        LiveQuery(store: self, compute: compute) {
             var last: Value?
             return { value in
                 defer { last = value }
@@ -188,7 +188,7 @@ extension Store {
 }
 
 extension Query {
-    /// The matching objects, kept fresh (see ``Observation``). A query without an ordering
+    /// The matching objects, kept fresh (see ``LiveQuery``). A query without an ordering
     /// is observed in key order, so that its results do not appear to move.
     ///
     /// ```swift
@@ -196,9 +196,9 @@ extension Query {
     ///     print(team.value.map(\.name))
     /// }
     /// ```
-    public func observe() -> Observation<[Root]> {
+    public func observe() -> LiveQuery<[Root]> {
         let query = description.ordering.isEmpty ? orderBy(\.id) : self
-        return Observation(store: store, compute: { try await query.fetch() }) {
+        return LiveQuery(store: store, compute: { try await query.fetch() }) {
             // Compared by stored values, taken when delivered: the app may change the
             // objects it was given afterwards.
             var last: [[Value]]?
