@@ -54,6 +54,31 @@ public struct LiveQuery<Value>: AsyncSequence, Sendable {
         await progress.wait(through: sequence)
     }
 
+    /// Calls `handler` with each new value (the first at once), on the actor of the caller
+    /// (the main actor, or one of yours), until the subscription is cancelled or released.
+    ///
+    /// ```swift
+    /// @MainActor func showAdults() throws {
+    ///     subscription = try Person.query(in: store).where(\.age >= 18).observe().onChange { adults in
+    ///         render(adults.value)
+    ///     }
+    /// }
+    /// ```
+    public func onChange(
+        isolation: isolated any Actor = #isolation, _ handler: @escaping (ObservedValue<Value>) -> Void
+    ) -> EventSubscription {
+        let task = Task {
+            await deliver(isolation: isolation, handler)
+        }
+        return EventSubscription(stoppingTask: task)
+    }
+
+    private func deliver(isolation: isolated any Actor, _ handler: (ObservedValue<Value>) -> Void) async {
+        var iterator = makeAsyncIterator()
+        // A failing computation ends the subscription, as it ends an iteration.
+        while let value = try? await iterator.next(isolation: isolation) { handler(value) }
+    }
+
     /// Delivers the observation's values one by one.
     public struct Iterator: AsyncIteratorProtocol {
         let observation: LiveQuery

@@ -157,4 +157,27 @@ struct LiveQueryTests {
         #expect(holder.sequence == store.lastCommitSequence)
         holder.stop()
     }
+
+    @Test("a callback on the caller's actor, until cancelled", arguments: TestDriver.allCases)
+    @MainActor
+    func callback(driver: TestDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        _ = try store.prepare(Person.self)
+        let live = store.observe { try await Person.query(in: store).count() }
+        var seen: [Int] = []
+        let subscription = live.onChange { value in
+            MainActor.assertIsolated()
+            seen.append(value.value)
+        }
+        await live.caughtUp(through: store.lastCommitSequence)
+        try commit(Person(name: "Ada", payrollNumber: 1), to: store)
+        await live.caughtUp(through: store.lastCommitSequence)
+        #expect(seen == [0, 1])
+        subscription.cancel()
+        try commit(Person(name: "Alan", payrollNumber: 2), to: store)
+        var check = live.makeAsyncIterator()  // a second iteration: sees 2; the cancelled one stays at 1
+        #expect(try await check.next()?.value == 2)
+        #expect(seen == [0, 1])
+    }
 }
