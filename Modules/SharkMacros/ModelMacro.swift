@@ -77,9 +77,16 @@ extension ModelMacro: MemberMacro {
         let keyPaths = model.properties.sorted { $0.column < $1.column }.map {
             "\\\(typeName).\(ModelAnalysis.reference($0.name))"
         }
+        let optionalKeyPaths = model.properties.sorted { $0.column < $1.column }.map {
+            "\\\(typeName)?.?.\(ModelAnalysis.reference($0.name))"
+        }
         members.append(
             """
             public static var _sharkPropertyKeyPaths: [AnyKeyPath] { [\(raw: keyPaths.joined(separator: ", "))] }
+            """)
+        members.append(
+            """
+            public static var _sharkOptionalPropertyKeyPaths: [AnyKeyPath] { [\(raw: optionalKeyPaths.joined(separator: ", "))] }
             """)
         members.append(
             """

@@ -44,7 +44,8 @@ public struct LiveQuery<Value>: AsyncSequence, Sendable {
     /// `sequence` (usually `store.lastCommitSequence` after a write): it has found that they
     /// did not change the result, or delivered a result reflecting them and been asked for
     /// the next one (so the consumer has handled it). Returns at once for commits already
-    /// seen; waits while nothing iterates.
+    /// seen, and once the iteration has ended (the store closed, or the computation threw);
+    /// waits while nothing iterates.
     ///
     /// ```swift
     /// try store.commit(Person(name: "Ada"))
@@ -93,6 +94,7 @@ public struct LiveQuery<Value>: AsyncSequence, Sendable {
         init(observation: LiveQuery, notices: AsyncStream<CommitNotice>.Iterator) {
             self.observation = observation
             self.notices = notices
+            observation.progress.begin()
         }
 
         public mutating func next() async throws -> ObservedValue<Value>? {
@@ -102,6 +104,20 @@ public struct LiveQuery<Value>: AsyncSequence, Sendable {
         /// The next result that differs from the last one delivered (the first result
         /// first); nil once the store has closed.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> ObservedValue<Value>? {
+            // However the iteration ends, nobody waits for it to catch up any more.
+            do {
+                guard let value = try await advance(isolation: actor) else {
+                    observation.progress.end()
+                    return nil
+                }
+                return value
+            } catch {
+                observation.progress.end()
+                throw error
+            }
+        }
+
+        private mutating func advance(isolation actor: isolated (any Actor)?) async throws -> ObservedValue<Value>? {
             if let delivered {
                 observation.progress.advance(to: delivered)
                 self.delivered = nil
@@ -162,6 +178,8 @@ final class LiveQueryProgress: Sendable {
     private struct State {
         /// Nil until the first computation.
         var evaluated: UInt64?
+        /// The iteration ended (the store closed, or the computation failed).
+        var ended = false
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -170,6 +188,7 @@ final class LiveQueryProgress: Sendable {
     func advance(to sequence: UInt64) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             let evaluated = Swift.max(state.evaluated ?? 0, sequence)
+            guard !state.ended else { return [] }
             state.evaluated = evaluated
             let ready = state.waiters.filter { $0.sequence <= evaluated }.map(\.continuation)
             state.waiters.removeAll { $0.sequence <= evaluated }
@@ -178,9 +197,25 @@ final class LiveQueryProgress: Sendable {
         for continuation in ready { continuation.resume() }
     }
 
+    /// A new iteration starts: catching up means catching up with it.
+    func begin() {
+        state.withLock { $0.ended = false }
+    }
+
+    /// Releases every waiter, now and later: the iteration is over.
+    func end() {
+        let waiting = state.withLock { state in
+            state.ended = true
+            defer { state.waiters.removeAll() }
+            return state.waiters.map(\.continuation)
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
     func wait(through sequence: UInt64) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state -> Bool in
+                if state.ended { return true }
                 if let evaluated = state.evaluated, evaluated >= sequence { return true }
                 state.waiters.append((sequence, continuation))
                 return false

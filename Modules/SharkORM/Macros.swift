@@ -20,7 +20,8 @@
 /// columns of existing rows.
 @attached(
     member, names: named(_$shark), named(_sharkEntityName), named(_sharkKeyKind), named(_sharkSchemaColumns),
-    named(_sharkColumnIndex), named(_sharkPropertyKeyPaths), named(init), named(_sharkWrite), named(_sharkWriteColumns),
+    named(_sharkColumnIndex), named(_sharkPropertyKeyPaths), named(_sharkOptionalPropertyKeyPaths), named(init),
+    named(_sharkWrite), named(_sharkWriteColumns),
     named(_sharkRestore),
     named(_sharkAssignKey), named(_sharkRelated), named(id))
 @attached(memberAttribute)

@@ -52,6 +52,8 @@ public protocol Model: AnyObject, RowSource, _SharkSendableMetatype {
     /// `\Self.property` for every column, in column order: what typed paths through
     /// relationships are matched against.
     static var _sharkPropertyKeyPaths: [AnyKeyPath] { get }
+    /// `\Self?.?.property` for every column: the same, reached through an optional.
+    static var _sharkOptionalPropertyKeyPaths: [AnyKeyPath] { get }
     var _$shark: ModelState { get set }
     init(_sharkRow row: borrowing any RowReader) throws(SharkError)
     func _sharkRestore(from row: any RowReader) throws(SharkError)

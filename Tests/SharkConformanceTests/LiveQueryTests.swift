@@ -180,4 +180,26 @@ struct LiveQueryTests {
         #expect(try await check.next()?.value == 2)
         #expect(seen == [0, 1])
     }
+
+    @Test(
+        "a computation that throws ends the iteration with its error, and releases who waits",
+        arguments: TestDriver.allCases)
+    func failure(driver: TestDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        _ = try store.prepare(Person.self)
+        let runs = Runs()
+        let failing = store.observe { () async throws -> Int in
+            runs.tick()
+            if runs.value > 1 { throw SharkError.invalidQuery("the second run fails") }
+            return try await Person.query(in: store).count()
+        }
+        let consumer = Task {
+            for try await _ in failing {}
+        }
+        await failing.caughtUp(through: store.lastCommitSequence)
+        try commit(Person(name: "Ada", payrollNumber: 1), to: store)
+        await failing.caughtUp(through: store.lastCommitSequence)  // returns: the iteration ended
+        await #expect(throws: SharkError.self) { try await consumer.value }
+    }
 }

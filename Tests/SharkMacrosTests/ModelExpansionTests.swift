@@ -53,6 +53,10 @@ struct ModelExpansionTests {
                         [\\Tag.id, \\Tag.name]
                     }
 
+                    public static var _sharkOptionalPropertyKeyPaths: [AnyKeyPath] {
+                        [\\Tag?.?.id, \\Tag?.?.name]
+                    }
+
                     public static func _sharkColumnIndex(for keyPath: AnyKeyPath) -> Int32? {
                         if keyPath == \\Tag.id as AnyKeyPath {
                             return 0

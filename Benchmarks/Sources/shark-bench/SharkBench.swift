@@ -53,6 +53,18 @@ struct SharkBench: ParsableCommand {
     @Option(help: .hidden)
     var batchIterate: String?
 
+    @Flag(
+        help:
+            "Instead of the workloads: O, the cost of observing (commits with and without ten live queries, and the latency from commit to delivery), on the SharkORM backends chosen."
+    )
+    var observation = false
+
+    @Option(help: "O: how many commits.")
+    var commits = 1_000
+
+    @Option(help: "O: how many objects each commit inserts.")
+    var batch = 100
+
     mutating func run() throws {
         if let path = batchIterate { return try BatchMemory.iterate(path: path, size: batchSize) }
         if let rows = batchMemory {
@@ -64,6 +76,7 @@ struct SharkBench: ParsableCommand {
         let folder =
             directory
             ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
+        if observation { return try runObservation(directory: folder) }
         let harness = Harness(
             backends: backends, workloads: Set(workloads), input: WorkloadInput(rowCount: rows), directory: folder)
         let interactive = isatty(STDERR_FILENO) != 0
@@ -75,6 +88,54 @@ struct SharkBench: ParsableCommand {
             timings: harness.timings, backends: backends, workloads: workloads, rows: rows, runs: runs,
             rangeWidth: harness.input.rangeWidth, markdown: markdown)
         print(report.render(sqliteVersion: sqliteVersion))
+    }
+}
+
+extension SharkBench {
+    /// O, `runs` times per backend, backends alternated; medians, and the latencies of all runs.
+    func runObservation(directory: String) throws {
+        let kinds = backends.filter { [.sharkSQLite, .sharkSQLCipher, .sharkMemory].contains($0) }
+        var results: [BackendKind: [ObservationBench.Result]] = [:]
+        for run in 0..<runs {
+            for kind in kinds {
+                FileHandle.standardError.write(Data("O: run \(run + 1)/\(runs), \(kind.rawValue)\n".utf8))
+                results[kind, default: []].append(
+                    try ObservationBench.run(kind, commits: commits, batch: batch, directory: directory))
+            }
+        }
+        #if DEBUG
+            let build = "debug build: measure a release build"
+        #else
+            let build = "release build"
+        #endif
+        print(
+            "O: \(commits) commits of \(batch) inserted objects, without and with 10 live queries observing; "
+                + "median of \(runs) runs (\(build))\n")
+        print(
+            "| driver | no observer (ms) | 10 observers, until caught up (ms) | ratio | spread of ratios | latency median (ms) | latency p99 (ms) | deliveries |"
+        )
+        print("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
+        func ms(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        }
+        for kind in kinds {
+            let runs = results[kind] ?? []
+            let plain = runs.map { ms($0.plain) }.sorted()
+            let observed = runs.map { ms($0.observed) }.sorted()
+            let ratios = runs.map { ms($0.observed) / ms($0.plain) }.sorted()
+            var latencies = runs[0].latencies
+            for run in runs.dropFirst() { latencies.add(run.latencies) }
+            let deliveries = runs.map(\.deliveries).reduce(0, +) / max(1, runs.count)
+            let row = [
+                kind.title, String(format: "%.1f", plain[plain.count / 2]),
+                String(format: "%.1f", observed[observed.count / 2]),
+                String(format: "%.2f×", ratios[ratios.count / 2]),
+                String(format: "%.2f–%.2f×", ratios.first ?? 0, ratios.last ?? 0),
+                String(format: "%.2f", Double(latencies.valueAtPercentile(50)) / 1e6),
+                String(format: "%.2f", Double(latencies.valueAtPercentile(99)) / 1e6), "\(deliveries)",
+            ]
+            print("| " + row.joined(separator: " | ") + " |")
+        }
     }
 }
 

@@ -1,0 +1,176 @@
+import Dispatch
+import Foundation
+import Histogram
+import SharkMemory
+import SharkORM
+import SharkSQLCipher
+import SharkSQLite
+import Synchronization
+
+/// An event of O: a kind (indexed), an amount (indexed), and a team (a relationship).
+@Model
+final class Event10 {
+    var kind: Int = 0
+    var amount: Int = 0
+    var team: Team10?
+
+    static let indexes: [Index<Event10>] = [.on(\.kind), .on(\.amount)]
+
+    init(kind: Int, amount: Int, team: Team10?) {
+        (self.kind, self.amount, self.team) = (kind, amount, team)
+    }
+}
+
+/// O: what observing costs the writer. The same commits (each inserting `batch` events) run
+/// twice on a fresh store, without observers, then with ten live queries of different
+/// shapes observing; the second run's clock stops when the last observer has caught up with
+/// the last commit. Also measured: the latency from a commit to the delivery of a result that
+/// reflects it, over every delivery.
+enum ObservationBench {
+    struct Result {
+        var plain: Duration
+        var observed: Duration
+        var latencies: Histogram<UInt64>
+        var deliveries: Int
+    }
+
+    /// The observers: a filter, a count, aggregates, ordered limits, a relationship path.
+    static func observers(_ store: Store) throws -> [LiveQuery<[Int]>] {
+        func keys(_ query: Query<Event10>) -> LiveQuery<[Int]> {
+            store.observe { try await query.ids().map(Int.init) }
+        }
+        func number(_ compute: @escaping @Sendable () async throws -> Int?) -> LiveQuery<[Int]> {
+            store.observe { [try await compute() ?? -1] }
+        }
+        let events = try Event10.query(in: store)
+        return [
+            keys(events.where(\.kind == 7)),  // a filter
+            number { try await events.count() },  // a count
+            number { try await events.sum(\.amount) },  // an aggregate
+            keys(events.orderByDescending(\.amount).limit(10)),  // an ordered limit
+            keys(events.where(\.team?.name == "team 3").orderByDescending(\.id).limit(20)),  // a path
+            number { try await events.where(\.kind < 10).count() },
+            number { try await events.where(\.kind == 1).max(\.amount) },
+            number { try await events.max(\.amount) },
+            keys(events.where(\.kind == 5).orderBy(\.amount).limit(5)),
+            number { try await events.where(\.amount > 990).count() },
+        ]
+    }
+
+    static func run(_ kind: BackendKind, commits: Int, batch: Int, directory: String) throws -> Result {
+        let box = Mutex<Swift.Result<Result, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let plain = try await measure(
+                    kind, commits: commits, batch: batch, directory: directory, observed: false)
+                let observed = try await measure(
+                    kind, commits: commits, batch: batch, directory: directory, observed: true)
+                box.withLock {
+                    $0 = .success(
+                        Result(
+                            plain: plain.time, observed: observed.time, latencies: observed.latencies,
+                            deliveries: observed.deliveries))
+                }
+            } catch {
+                box.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return try box.withLock { $0! }.get()
+    }
+
+    private static func open(_ kind: BackendKind, directory: String) throws -> (Store, () -> Void) {
+        let path = directory + "/shark-bench-observation-\(UUID().uuidString).sqlite"
+        let cleanup = {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        switch kind {
+        case .sharkSQLite: return (try Store(.sqlite(path: path)), cleanup)
+        case .sharkSQLCipher: return (try Store(.sqlcipher(path: path, key: .passphrase("bench"))), cleanup)
+        case .sharkMemory: return (try Store(.memory), {})
+        default: throw BenchError.wrongResult("O runs on the SharkORM drivers only, not \(kind.rawValue)")
+        }
+    }
+
+    private static func measure(
+        _ kind: BackendKind, commits: Int, batch: Int, directory: String, observed: Bool
+    ) async throws -> (time: Duration, latencies: Histogram<UInt64>, deliveries: Int) {
+        let (store, cleanup) = try open(kind, directory: directory)
+        defer {
+            store.close()
+            cleanup()
+        }
+        try store.commit((0..<100).map { Team10(name: "team \($0)") })
+        _ = try store.prepare(Event10.self)
+        // When each commit finished, by commit number, for the latencies.
+        let committedAt = CommitTimes()
+        let observers = observed ? try observers(store) : []
+        let consumers = observers.map { live in
+            Task { () -> (Histogram<UInt64>, Int) in
+                var latencies = Histogram<UInt64>(
+                    highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+                var deliveries = 0
+                for try await value in live {
+                    let now = ContinuousClock.now
+                    if let committed = committedAt[value.sequence] {
+                        let elapsed = (now - committed).components
+                        _ = latencies.record(
+                            UInt64(elapsed.seconds) * 1_000_000_000 + UInt64(elapsed.attoseconds / 1_000_000_000))
+                        deliveries += 1
+                    }
+                }
+                return (latencies, deliveries)
+            }
+        }
+        for live in observers { await live.caughtUp(through: store.lastCommitSequence) }
+        // The commits run on a thread of their own, as an app's background writes would,
+        // with the synchronous API.
+        let start = ContinuousClock.now
+        let failure = Mutex<(any Error)?>(nil)
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            Thread {
+                do {
+                    let teams = try Team10.query(in: store).orderBy(\.id).fetch()
+                    for commit in 0..<commits {
+                        let events = (0..<batch).map { n in
+                            let row = commit * batch + n
+                            return Event10(kind: row % 100, amount: (row * 7919) % 1000, team: teams[row % teams.count])
+                        }
+                        try store.commit(events)
+                        let sequence = store.lastCommitSequence
+                        let now = ContinuousClock.now
+                        committedAt[sequence] = now
+                    }
+                } catch {
+                    failure.withLock { $0 = error }
+                }
+                finished.resume()
+            }.start()
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        let last = store.lastCommitSequence
+        for live in observers { await live.caughtUp(through: last) }
+        let time = ContinuousClock.now - start
+        store.close()  // ends the observers' iterations
+        var latencies = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+        var deliveries = 0
+        for consumer in consumers {
+            let (histogram, count) = try await consumer.value
+            latencies.add(histogram)
+            deliveries += count
+        }
+        return (time, latencies, deliveries)
+    }
+}
+
+/// When each commit finished, by commit number.
+private final class CommitTimes: Sendable {
+    private let times = Mutex<[UInt64: ContinuousClock.Instant]>([:])
+
+    subscript(sequence: UInt64) -> ContinuousClock.Instant? {
+        get { times.withLock { $0[sequence] } }
+        set { times.withLock { $0[sequence] = newValue } }
+    }
+}
