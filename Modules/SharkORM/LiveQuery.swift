@@ -139,11 +139,16 @@ public struct LiveQuery<Value>: AsyncSequence, Sendable {
         /// Computes the value, recording what it reads; returns it when it is new.
         private mutating func evaluate(isolation actor: isolated (any Actor)?) async throws -> ObservedValue<Value>? {
             let store = observation.store
-            // Every commit up to this number is in what the computation reads (perhaps more).
-            let reflected = store.lastCommitSequence
             let region = ObservedRegion(store: store)
-            let value = try await TransactionScope.$open.withValue(TransactionScope.open + [region]) {
-                try await observation.compute()
+            let compute = observation.compute
+            // Waits for a place among the store's observer computations (see `ObserverGate`).
+            let (value, reflected) = try await store.observerGate.run { () async throws -> (Value, UInt64) in
+                // Every commit up to this number is in what the computation reads (perhaps more).
+                let reflected = store.lastCommitSequence
+                let value = try await TransactionScope.$open.withValue(TransactionScope.open + [region]) {
+                    try await compute()
+                }
+                return (value, reflected)
             }
             self.region = region
             evaluated = Swift.max(evaluated, reflected)

@@ -55,6 +55,8 @@ public final class Store: Sendable {
     let observers = Mutex<[any TransactionObserver]>([])
     /// Who listens to commit events, and the commit counter.
     let eventHub = EventHub()
+    /// Live-query computations run through it, never more at once than it admits.
+    let observerGate = ObserverGate()
     /// The threads of the async API: one for writes, a few for reads.
     let writerThread: StoreWorkers
     let readerThreads: StoreWorkers
