@@ -80,6 +80,7 @@ public final class Store: Sendable {
         writerThread.stop()
         readerThreads.stop()
         driver.close()
+        eventHub.close()  // a store released without `close()` still ends its event sequences
     }
 
     /// Closes the store's connections, once the transaction in progress (if any) ends. Using

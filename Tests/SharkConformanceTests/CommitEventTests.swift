@@ -231,4 +231,14 @@ struct CommitEventTests {
         var late = store.events().makeAsyncIterator()
         #expect(await late.next() == nil)
     }
+
+    @Test("a store released without close still ends its event sequences", arguments: TestDriver.allCases)
+    func releaseEnds(driver: TestDriver) async throws {
+        var store: Store? = try driver.makeStore()
+        let events = store!.events()
+        store = nil
+        var count = 0
+        for await _ in events { count += 1 }
+        #expect(count == 0)
+    }
 }
