@@ -98,9 +98,16 @@
     /// (`1` and `1.0`) count once.
     func distinctValues(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws
         -> [Value]
+
+    /// Called on the writer, between transactions, at a moment no observer reads: an engine
+    /// with a log that readers keep from shrinking (SQLite's write-ahead log) folds it back into
+    /// the database and starts it over. The default does nothing.
+    func restartLog() throws
 }
 
 @_spi(SharkDriver) extension DriverConnection {
+    public func restartLog() throws {}
+
     public func insert<Source: RowSource>(_ sources: [Source], schema: EntitySchema, includingKey: Bool) throws
         -> [Int64]
     {

@@ -142,7 +142,7 @@ public struct LiveQuery<Value>: AsyncSequence, Sendable {
             let region = ObservedRegion(store: store)
             let compute = observation.compute
             // Waits for a place among the store's observer computations (see `ObserverGate`).
-            let (value, reflected) = try await store.observerGate.run { () async throws -> (Value, UInt64) in
+            let (value, reflected) = try await store.observerGate.run(in: store) { () async throws -> (Value, UInt64) in
                 // Every commit up to this number is in what the computation reads (perhaps more).
                 let reflected = store.lastCommitSequence
                 let value = try await TransactionScope.$open.withValue(TransactionScope.open + [region]) {

@@ -53,6 +53,16 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     package func beginRead() throws { try connection.execute("BEGIN DEFERRED") }
     package func endRead() throws { try connection.execute("COMMIT") }
 
+    /// Readers that follow each other without a pause (live queries during a burst of
+    /// commits) keep SQLite from ever starting the write-ahead log over: it grows, and every
+    /// write and read works through a larger log. At such a pause, copy the log back into the
+    /// database and have the next write start it over. It reports contention in its result,
+    /// never as an error, and waits at most the busy timeout for a reader the observers do not
+    /// know of.
+    package func restartLog() throws {
+        _ = try connection.scalar("PRAGMA wal_checkpoint(RESTART)")
+    }
+
     package func recordedSchemas() throws -> [EntitySchema] {
         try SchemaMigrator(connection: connection).recordedSchemas()
     }
