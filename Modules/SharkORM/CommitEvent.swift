@@ -23,6 +23,13 @@ public struct CommitEvent: Sendable, Hashable {
     /// The changes, by entity name.
     public let entities: [String: EntityChanges]
 
+    /// An event as the store delivers it; for tests that feed code written against events.
+    ///
+    /// ```swift
+    /// var people = EntityChanges()
+    /// people.inserted = [.integer(1)]
+    /// let event = CommitEvent(sequence: 1, origin: .local, entities: ["Person": people])
+    /// ```
     public init(sequence: UInt64, origin: ChangeOrigin, entities: [String: EntityChanges]) {
         self.sequence = sequence
         self.origin = origin
@@ -55,6 +62,7 @@ public struct EntityChanges: Sendable, Hashable {
     /// the entity must be read again.
     public var hasUnknownChanges = false
 
+    /// No changes yet; fill the lists to build an event by hand (see ``CommitEvent/init(sequence:origin:entities:)``).
     public init() {}
 
     /// Whether nothing is left once the transaction's changes are netted out.

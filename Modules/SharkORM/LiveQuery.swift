@@ -36,6 +36,7 @@ public struct LiveQuery<Value>: AsyncSequence, Sendable {
     let makeChangeTest: @Sendable () -> (Value) -> Bool
     let progress = LiveQueryProgress()
 
+    /// Starts an iteration: it listens for commits from now on, and computes at its first `next`.
     public func makeAsyncIterator() -> Iterator {
         Iterator(observation: self, notices: store.eventHub.notices().makeAsyncIterator())
     }
@@ -97,6 +98,7 @@ public struct LiveQuery<Value>: AsyncSequence, Sendable {
             observation.progress.begin()
         }
 
+        /// ``next(isolation:)`` outside any actor.
         public mutating func next() async throws -> ObservedValue<Value>? {
             try await next(isolation: nil)
         }

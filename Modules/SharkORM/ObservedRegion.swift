@@ -118,8 +118,10 @@ final class RegionRecordingConnection: DriverConnection {
     }
 
     func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
-        region.record(schema.name)
-        if case .query(let query) = request { region.record(query) }
+        switch request {
+        case .key: region.record(schema.name)
+        case .query(let query): region.record(query)
+        }
         try base.read(request, schema: schema, body)
     }
     func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int {

@@ -29,6 +29,7 @@ public struct ResultsController<Root: Model>: AsyncSequence, Sendable {
     /// The column whose stored value groups results into sections, if any.
     let sectionColumn: Int?
 
+    /// Starts following the results (see ``LiveQuery/makeAsyncIterator()``).
     public func makeAsyncIterator() -> Iterator {
         Iterator(base: observation.makeAsyncIterator(), sectionColumn: sectionColumn)
     }
@@ -48,10 +49,13 @@ public struct ResultsController<Root: Model>: AsyncSequence, Sendable {
         var last: [(key: Root.Key, values: [Value])] = []
         var lastSections: [ResultsSection] = []
 
+        /// ``next(isolation:)`` outside any actor.
         public mutating func next() async throws -> ResultsChange<Root>? {
             try await next(isolation: nil)
         }
 
+        /// The next change of the results (the first lists every object as inserted); nil once
+        /// the store has closed.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> ResultsChange<Root>? {
             guard let result = try await base.next(isolation: actor) else { return nil }
             let objects = result.value

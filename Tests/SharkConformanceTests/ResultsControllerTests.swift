@@ -58,6 +58,8 @@ struct ResultsControllerTests {
         #expect(Set(second.updated + second.moved.map(\.to)) == [1, 2])
         #expect(second.sections.map(\.key) == [.text("done"), .text("todo")])
         #expect(second.oldIndexPath(0) == (section: 0, row: 0))
+        // A section key must be a stored property.
+        #expect(throws: SharkError.self) { try Person.query(in: store).resultsController(sectionedBy: \.scratch) }
         let before = first.objects.map(label)
         #expect(second.applied(to: before) { label(second.objects[$0]) } == second.objects.map(label))
     }
