@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// Observers that wait here fall behind during a burst of commits and then coalesce them
 /// into one more run each (see ``LiveQuery``), so fewer runs do the same work: observation
-/// costs the writer little, and observers catch up as soon as the burst ends.
+/// costs the writer little, and observers catch up as soon as the burst ends. Their reads run
+/// on threads of lower priority (`StoreWorkers.Priority.background`), so the writer also wins
+/// what the cores left over are contended for.
 ///
 /// Every `commitsPerLogRestart` commits, the gate also holds every observer back for a moment
 /// and has the writer restart the engine's log (`DriverConnection.restartLog`): readers that

@@ -57,7 +57,8 @@ public final class Store: Sendable {
     let eventHub = EventHub()
     /// Live-query computations run through it, never more at once than it admits.
     let observerGate = ObserverGate()
-    /// The threads of the async API: one for writes, a few for reads.
+    /// The threads of the async API: one for writes, a few for reads (and, behind those, a
+    /// few of lower priority for the reads of live queries).
     let writerThread: StoreWorkers
     let readerThreads: StoreWorkers
     private let schemas = Mutex<[ObjectIdentifier: EntitySchema]>([:])
@@ -72,8 +73,10 @@ public final class Store: Sendable {
     /// Opens a store with the driver and options of `configuration`.
     public init(_ configuration: StoreConfiguration) throws {
         driver = try configuration.openDriver()
-        writerThread = StoreWorkers(name: "SharkORM writer", width: 1)
-        readerThreads = StoreWorkers(name: "SharkORM reader", width: 4)
+        writerThread = StoreWorkers(name: "Shark writer", width: 1)
+        readerThreads = StoreWorkers(
+            name: "Shark reader", width: 4,
+            observationWorkers: StoreWorkers(name: "Shark watcher", width: 4, priority: .background))
     }
 
     deinit {

@@ -5,9 +5,22 @@ import Foundation
 ///
 /// A fixed number of threads, started on first use, take jobs in order. A store has one
 /// such group of a single thread for writes (the writer is one connection: one thread is
-/// all it can use) and one for reads, as wide as its reader pool. The threads end when the
-/// store closes or goes away.
+/// all it can use) and one for reads, as wide as its reader pool. The reads of live queries
+/// go to a third group, of lower priority (see ``Priority/background``). The threads end
+/// when the store closes or goes away.
 final class StoreWorkers: @unchecked Sendable {
+    enum Priority {
+        /// The operating system's default: the app's own reads and writes.
+        case normal
+        /// Work that may wait when the machine is busy: live queries re-reading after
+        /// commits. On two cores, observers that compete as equals with the writer cost it a
+        /// quarter of its speed (the cooperative pool's delivery work has to land somewhere);
+        /// at lower priority the scheduler gives that room to the writer, and observers use
+        /// what is left (shark-bench O, A/B of 7 runs: 1.26–1.34× the unobserved commits before,
+        /// 1.08–1.22× after; docs/benchmarks.md).
+        case background
+    }
+
     /// A job that was handed over whole (`sending`): nothing else refers to it.
     private final class Job: @unchecked Sendable {
         let run: @Sendable () -> Void
@@ -16,14 +29,20 @@ final class StoreWorkers: @unchecked Sendable {
 
     private let name: String
     private let width: Int
+    private let priority: Priority
+    /// Where jobs go while an observation records the region it reads (see
+    /// `TransactionScope.regions`), when this group has such a companion.
+    private let observationWorkers: StoreWorkers?
     private let condition = NSCondition()
     private var jobs: [Job] = []
     private var started = 0
     private var stopping = false
 
-    init(name: String, width: Int) {
+    init(name: String, width: Int, priority: Priority = .normal, observationWorkers: StoreWorkers? = nil) {
         self.name = name
         self.width = max(1, width)
+        self.priority = priority
+        self.observationWorkers = observationWorkers
     }
 
     /// Runs `job` on one of the threads and returns its result to the awaiting task.
@@ -35,6 +54,7 @@ final class StoreWorkers: @unchecked Sendable {
     func run<T>(_ job: sending @escaping () throws -> T) async throws -> sending T {
         // An observation's region goes along, so that the reads on the worker count in it.
         let regions = TransactionScope.regions
+        if !regions.isEmpty, let observationWorkers { return try await observationWorkers.run(job) }
         let handedOver = Transfer(value: job)
         let box = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<Transfer<T>, any Error>) in
@@ -64,8 +84,15 @@ final class StoreWorkers: @unchecked Sendable {
         jobs.append(job)
         if started < width && started < jobs.count + busy {
             started += 1
-            let thread = Thread { [self] in workLoop() }
-            thread.name = "\(name) \(started)"
+            let threadName = "\(name) \(started)"
+            let thread = Thread { [self] in
+                // Seen in debuggers, `top -H` and crash reports. Set from the thread itself:
+                // on Linux a name set before the start does not always reach the system, and
+                // one longer than 15 bytes never does (the thread shows its creator's).
+                Thread.current.name = threadName
+                workLoop()
+            }
+            if priority == .background { thread.qualityOfService = .utility }
             thread.start()
         }
         condition.signal()
@@ -76,6 +103,7 @@ final class StoreWorkers: @unchecked Sendable {
 
     /// The loop of each thread: take a job, run it, until the group stops.
     private func workLoop() {
+        if priority == .background { Self.lowerThreadPriority() }
         condition.lock()
         while true {
             while jobs.isEmpty && !stopping { condition.wait() }
@@ -97,6 +125,17 @@ final class StoreWorkers: @unchecked Sendable {
         stopping = true
         condition.broadcast()
         condition.unlock()
+        observationWorkers?.stop()
+    }
+
+    /// Gives the calling thread a lower priority than the process's other threads. Apple
+    /// platforms take the quality of service set before the thread started; on Linux the nice
+    /// value belongs to each thread (NPTL), and `setpriority` with `who` 0 changes the
+    /// calling one. Raising a nice value needs no privilege; a failure leaves the default.
+    private static func lowerThreadPriority() {
+        #if os(Linux)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #endif
     }
 
     deinit { stop() }

@@ -202,4 +202,48 @@ struct LiveQueryTests {
         await failing.caughtUp(through: store.lastCommitSequence)  // returns: the iteration ended
         await #expect(throws: SharkError.self) { try await consumer.value }
     }
+
+    @Test(
+        "live queries read on threads of lower priority than the app's own reads",
+        arguments: TestDriver.allCases)
+    func backgroundReads(driver: TestDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        _ = try store.prepare(Person.self)
+        /// The name and the scheduling priority of the thread a read runs on.
+        @Sendable func readingThread() async throws -> ThreadFacts {
+            try await store.read { _ in ThreadFacts.current }
+        }
+        let appRead = try await readingThread()
+        var observed = store.observe { try await readingThread() }.makeAsyncIterator()
+        let observerRead = try #require(try await observed.next()).value
+        #expect(appRead.name.hasPrefix("Shark reader"))
+        #expect(observerRead.name.hasPrefix("Shark watcher"))
+        #if os(Linux)
+            #expect(observerRead.niceness > appRead.niceness)
+        #endif
+    }
+}
+
+/// What a test can see of the thread it runs on.
+private struct ThreadFacts: Equatable, Sendable {
+    var name: String
+    var niceness: Int32
+
+    static var current: ThreadFacts {
+        #if os(Linux)
+            errno = 0
+            let niceness = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        #else
+            let niceness: Int32 = 0
+        #endif
+        #if os(Linux)
+            // What the system calls the thread: Foundation's `Thread.current` may be a
+            // stand-in object early in a thread's life.
+            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        #else
+            let name = Thread.current.name ?? ""
+        #endif
+        return ThreadFacts(name: name, niceness: niceness)
+    }
 }
