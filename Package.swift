@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SharkSQLite", targets: ["SharkSQLite"]),
         .library(name: "SharkMemory", targets: ["SharkMemory"]),
         .library(name: "SharkSQLCipher", targets: ["SharkSQLCipher"]),
+        .library(name: "SharkSync", targets: ["SharkSync"]),
         // For driver authors and benchmarks in other packages: the sqlite3 function table and its
         // loader. (The Swift driver API is `@_spi(SharkDriver)` in SharkORM.)
         .library(name: "SharkCSQLite", targets: ["CSQLite"]),
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // The backend-agnostic core: models, schema, values, queries, the Store and the Driver protocol.
@@ -81,6 +83,22 @@ let package = Package(
             ],
             path: "Modules/SharkMemory"
         ),
+        // The system zlib, for the compressed frames of change logs.
+        .systemLibrary(
+            name: "CZlib",
+            path: "Modules/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        // Change capture, the hybrid logical clock, the change-log file, export and import.
+        // Built on the core's write pipeline, so it works on every driver; it imports none.
+        .target(
+            name: "SharkSync",
+            dependencies: [
+                "SharkORM", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Modules/SharkSync"
+        ),
         // The tour: the README's main job.
         .executableTarget(
             name: "SharkTour",
@@ -104,7 +122,7 @@ let package = Package(
         .testTarget(
             name: "SharkConformanceTests",
             dependencies: [
-                "SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher",
+                "SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher", "SharkSync",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/SharkConformanceTests"

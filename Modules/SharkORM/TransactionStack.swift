@@ -80,8 +80,9 @@ final class TransactionStack: @unchecked Sendable {
 
     /// Runs `body` with the writes it makes marked as the observers' own.
     func whileObserving<T>(_ body: () throws -> T) rethrows -> T {
+        let previous = observing
         observing = true
-        defer { observing = false }
+        defer { observing = previous }
         return try body()
     }
 

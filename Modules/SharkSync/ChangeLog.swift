@@ -1,0 +1,54 @@
+import Foundation
+import SharkORM
+
+/// A change log in memory: what a file holds once read and checked, or what an export is
+/// about to write. Sites are named by their ids here; the file numbers them.
+struct ChangeLog: Sendable {
+    var fileID: UUID
+    /// The replica that wrote it.
+    var source: UUID
+    /// The lineage the source syncs in (see ``SyncEngine``).
+    var lineage: String
+    /// What the source assumed the receiver had: only changes beyond it are inside.
+    var since: VersionVector
+    /// What the source had seen when it wrote the file.
+    var vector: VersionVector
+    var entities: [ChangeLogEntity]
+
+    var rowCount: Int { entities.reduce(0) { $0 + $1.rows.count } }
+}
+
+/// The changed rows of one entity, with the columns they name.
+struct ChangeLogEntity: Sendable {
+    var name: String
+    var keyKind: KeyKind
+    /// The columns the rows' values refer to (by position), with their storage classes.
+    var columns: [ChangeLogColumn]
+    var rows: [RowChange]
+}
+
+struct ChangeLogColumn: Sendable, Hashable {
+    var name: String
+    var type: StorageType
+}
+
+/// One row's latest state beyond what the receiver has: its causal length, and the value of
+/// each column changed since, with its version. A removed row (even causal length) carries
+/// the removal's version and no value.
+struct RowChange: Sendable {
+    var key: Value
+    var causalLength: UInt64
+    /// The versions the values refer to by position; the first is the row's base version.
+    var versions: [ColumnVersion]
+    var values: [ColumnChange]
+
+    var isRemoval: Bool { causalLength % 2 == 0 }
+}
+
+struct ColumnChange: Sendable {
+    /// The position in ``ChangeLogEntity/columns``.
+    var column: Int
+    /// The position in ``RowChange/versions``.
+    var version: Int
+    var value: Value
+}

@@ -1,0 +1,99 @@
+import Crypto
+import Foundation
+import SharkORM
+
+/// The constants of the change-log file format (docs/sync-format.md).
+enum ChangeLogFormat {
+    static let magic = Array("SHARKLOG".utf8)
+    static let trailerMagic = Array("SHARKEND".utf8)
+    /// The version this library writes and the highest it reads.
+    static let version: UInt16 = 1
+    /// Flag bit: every frame (and the header) is sealed with a key.
+    static let encryptedFlag: UInt16 = 1
+    /// Rows per frame: frames stay small enough to check and inflate one at a time.
+    static let rowsPerFrame = 4096
+    /// magic, version, flags, header length.
+    static let preambleLength = 8 + 2 + 2 + 4
+    /// magic, frame count, SHA-256.
+    static let trailerLength = 8 + 4 + 32
+    /// The storage classes' codes in the entity dictionary.
+    static let storageCodes: [StorageTypeCode] = [
+        .init(type: .integer, code: 1), .init(type: .real, code: 2), .init(type: .text, code: 3),
+        .init(type: .blob, code: 4),
+    ]
+}
+
+struct StorageTypeCode {
+    var type: StorageType
+    var code: UInt8
+}
+
+extension StorageType {
+    var changeLogCode: UInt8 { ChangeLogFormat.storageCodes.first { $0.type == self }!.code }
+
+    init(changeLogCode: UInt8) throws(SyncError) {
+        guard let match = ChangeLogFormat.storageCodes.first(where: { $0.code == changeLogCode }) else {
+            throw .corrupt("unknown storage class code \(changeLogCode)")
+        }
+        self = match.type
+    }
+}
+
+/// How much an import accepts before it reads a file: caps that stop a damaged or hostile
+/// file (a decompression bomb, a count of a billion rows) before memory is spent on it.
+///
+/// ```swift
+/// var limits = ChangeLogLimits()
+/// limits.maximumInflatedBytes = 64 << 20
+/// try sync.importChanges(from: data, limits: limits)
+/// ```
+public struct ChangeLogLimits: Sendable, Hashable {
+    /// The most bytes all frames together may inflate to. Default: 1 GiB.
+    public var maximumInflatedBytes: Int = 1 << 30
+    /// The most bytes one frame may inflate to. Default: 64 MiB.
+    public var maximumFrameBytes: Int = 64 << 20
+    /// The most bytes the header may take. Default: 16 MiB.
+    public var maximumHeaderBytes: Int = 16 << 20
+
+    public init() {}
+}
+
+/// A key that seals a change log (AES-GCM over each compressed frame), so a file can travel
+/// through storage you do not trust. Keep it as you would a password; a file sealed with it
+/// reveals neither its rows nor their number of columns without it.
+///
+/// ```swift
+/// let key = ChangeLogKey.random()
+/// let file = try sync.exportChanges(key: key)
+/// try other.importChanges(from: file, key: key)
+/// ```
+public struct ChangeLogKey: Sendable {
+    let key: SymmetricKey
+
+    /// A key from 32 bytes (256 bits) you keep elsewhere; throws for any other length.
+    public init(bytes: some ContiguousBytes) throws(SyncError) {
+        let key = SymmetricKey(data: bytes)
+        guard key.bitCount == 256 else {
+            throw .keyMismatch("a change-log key has 32 bytes, this one has \(key.bitCount / 8)")
+        }
+        self.key = key
+    }
+
+    /// A new random key.
+    public static func random() -> ChangeLogKey {
+        ChangeLogKey(key: SymmetricKey(size: .bits256))
+    }
+
+    private init(key: SymmetricKey) { self.key = key }
+
+    /// The key's 32 bytes, to store.
+    public var bytes: Data { key.withUnsafeBytes { Data($0) } }
+
+    /// The key of one file: derived from this one and the file's id, so that no two files
+    /// share a key (and AES-GCM's random nonces never meet twice under one key).
+    func fileKey(_ fileID: UUID) -> SymmetricKey {
+        let salt = withUnsafeBytes(of: fileID.uuid) { Data($0) }
+        return HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: key, salt: salt, info: Data("SharkORM change log".utf8), outputByteCount: 32)
+    }
+}

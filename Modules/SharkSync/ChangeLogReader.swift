@@ -1,0 +1,220 @@
+import Crypto
+import Foundation
+import SharkORM
+
+/// Reads and checks a change-log file completely before anything is applied: the preamble,
+/// the header and its CRC, the trailer's digest over the whole file, the key, then every
+/// frame (lengths against the limits, CRC, seal, inflated length) and every row's structure.
+/// Anything off is a ``SyncError``; nothing is ever read past the end of the bytes.
+enum ChangeLogReader {
+    static func read(_ data: Data, key: ChangeLogKey?, limits: ChangeLogLimits) throws(SyncError) -> ChangeLog {
+        let bytes = [UInt8](data)
+        guard bytes.count >= ChangeLogFormat.magic.count, Array(bytes.prefix(8)) == ChangeLogFormat.magic else {
+            throw .notAChangeLog
+        }
+        var reader = ByteReader(bytes, context: "preamble")
+        _ = try reader.bytes(8)
+        let version = try reader.uint16()
+        guard version <= ChangeLogFormat.version, version > 0 else {
+            throw .unsupportedFormatVersion(Int(version))
+        }
+        let flags = try reader.uint16()
+        guard flags & ~ChangeLogFormat.encryptedFlag == 0 else { throw .corrupt("unknown flags \(flags)") }
+        let encrypted = flags & ChangeLogFormat.encryptedFlag != 0
+        let headerLength = Int(try reader.uint32())
+        guard headerLength <= limits.maximumHeaderBytes else {
+            throw .tooLarge("a header of \(headerLength) bytes (the limit is \(limits.maximumHeaderBytes))")
+        }
+        let headerBytes = Array(try reader.bytes(headerLength))
+        let headerCRC = try reader.uint32()
+        guard headerCRC == Zlib.crc32(headerBytes) else { throw .corrupt("the header's checksum does not match") }
+
+        // The trailer: the digest covers everything before it, so a truncated or altered
+        // file stops here, before any frame is inflated.
+        guard bytes.count - reader.offset >= ChangeLogFormat.trailerLength else {
+            throw .corrupt("the file ends before its trailer")
+        }
+        let trailerStart = bytes.count - ChangeLogFormat.trailerLength
+        var trailer = ByteReader(Array(bytes[trailerStart...]), context: "trailer")
+        guard Array(try trailer.bytes(8)) == ChangeLogFormat.trailerMagic else {
+            throw .corrupt("the trailer is missing (the file is truncated)")
+        }
+        let trailerFrameCount = Int(try trailer.uint32())
+        let digest = Array(try trailer.bytes(32))
+        guard Array(SHA256.hash(data: bytes[..<trailerStart])) == digest else {
+            throw .corrupt("the file's digest does not match its contents")
+        }
+
+        var log = try header(headerBytes)
+        guard log.frameCount == trailerFrameCount else {
+            throw .corrupt("the header counts \(log.frameCount) frames, the trailer \(trailerFrameCount)")
+        }
+
+        let headerDigest = Array(SHA256.hash(data: headerBytes))
+        var fileKey: SymmetricKey?
+        switch (encrypted, key) {
+        case (true, nil): throw .keyMismatch("the change log is encrypted: give its key")
+        case (false, .some): throw .keyMismatch("the change log is not encrypted, yet a key was given")
+        case (true, let key?):
+            let derived = key.fileKey(log.changeLog.fileID)
+            let seal = Array(try reader.bytes(12 + 16))
+            _ = try open(seal, key: derived, authenticating: headerDigest)
+            fileKey = derived
+        case (false, nil): break
+        }
+
+        var inflatedTotal = 0
+        for index in 0..<log.frameCount {
+            guard reader.offset < trailerStart else { throw .corrupt("frame \(index) is missing") }
+            let storedLength = Int(try reader.uint32())
+            let inflatedLength = Int(try reader.uint32())
+            let crc = try reader.uint32()
+            guard inflatedLength <= limits.maximumFrameBytes else {
+                throw .tooLarge(
+                    "frame \(index) inflates to \(inflatedLength) bytes (the limit is \(limits.maximumFrameBytes))")
+            }
+            inflatedTotal += inflatedLength
+            guard inflatedTotal <= limits.maximumInflatedBytes else {
+                throw .tooLarge("the frames inflate to more than \(limits.maximumInflatedBytes) bytes")
+            }
+            guard storedLength <= trailerStart - reader.offset else { throw .corrupt("frame \(index) ends early") }
+            let stored = try reader.bytes(storedLength)
+            guard Zlib.crc32(Array(stored)) == crc else {
+                throw .corrupt("frame \(index): its checksum does not match")
+            }
+            var compressed = stored
+            if let fileKey {
+                var context = headerDigest
+                withUnsafeBytes(of: UInt32(index).littleEndian) { context.append(contentsOf: $0) }
+                compressed = ArraySlice(try open(Array(stored), key: fileKey, authenticating: context))
+            }
+            let payload = try Zlib.decompress(compressed, expectedLength: inflatedLength, context: "frame \(index)")
+            try log.readFrame(payload, index: index)
+        }
+        guard reader.offset == trailerStart else { throw .corrupt("bytes follow the last frame") }
+        try log.checkCounts()
+        return log.changeLog
+    }
+
+    private static func open(_ sealed: [UInt8], key: SymmetricKey, authenticating context: [UInt8]) throws(SyncError)
+        -> [UInt8]
+    {
+        do {
+            let box = try AES.GCM.SealedBox(combined: sealed)
+            return Array(try AES.GCM.open(box, using: key, authenticating: context))
+        } catch {
+            throw .wrongKey
+        }
+    }
+
+    /// The log the header describes, frames still to read.
+    private static func header(_ bytes: [UInt8]) throws(SyncError) -> PartialLog {
+        var reader = ByteReader(bytes, context: "header")
+        let fileID = try reader.uuid()
+        let source = try reader.uuid()
+        let lineage = try reader.string()
+        let siteCount = try reader.count(limit: reader.remaining / 16)
+        var sites: [UUID] = []
+        for _ in 0..<siteCount { sites.append(try reader.uuid()) }
+        func site(_ number: Int) throws(SyncError) -> UUID {
+            guard number < sites.count else { throw reader.corrupt("site number \(number) is not in the site table") }
+            return sites[number]
+        }
+        var vectors: [VersionVector] = []
+        for _ in 0..<2 {
+            var vector = VersionVector()
+            let count = try reader.count(limit: sites.count)
+            for _ in 0..<count {
+                let number = try reader.count(limit: Int.max)
+                vector[try site(number)] = try reader.varint()
+            }
+            vectors.append(vector)
+        }
+        let entityCount = try reader.count(limit: reader.remaining)
+        var entities: [ChangeLogEntity] = []
+        var expectedRows: [Int] = []
+        for _ in 0..<entityCount {
+            let name = try reader.string()
+            guard let keyKind = KeyKind(rawValue: try reader.string()), keyKind != .autoIncrement else {
+                throw reader.corrupt("entity \(name) has a key kind sync does not use")
+            }
+            let columnCount = try reader.count(limit: reader.remaining)
+            var columns: [ChangeLogColumn] = []
+            for _ in 0..<columnCount {
+                let column = try reader.string()
+                columns.append(ChangeLogColumn(name: column, type: try StorageType(changeLogCode: reader.byte())))
+            }
+            expectedRows.append(try reader.count(limit: Int(Int32.max)))
+            entities.append(ChangeLogEntity(name: name, keyKind: keyKind, columns: columns, rows: []))
+        }
+        let frameCount = try reader.count(limit: Int(Int32.max))
+        guard reader.isAtEnd else { throw reader.corrupt("bytes follow the header's fields") }
+        let log = ChangeLog(
+            fileID: fileID, source: source, lineage: lineage, since: vectors[0], vector: vectors[1], entities: entities)
+        return PartialLog(changeLog: log, sites: sites, expectedRows: expectedRows, frameCount: frameCount)
+    }
+}
+
+/// A log whose header is read, its frames read one by one into it.
+private struct PartialLog {
+    var changeLog: ChangeLog
+    let sites: [UUID]
+    let expectedRows: [Int]
+    let frameCount: Int
+
+    mutating func readFrame(_ payload: [UInt8], index: Int) throws(SyncError) {
+        var reader = ByteReader(payload, context: "frame \(index)")
+        let entityIndex = try reader.count(limit: changeLog.entities.count - 1)
+        let entity = changeLog.entities[entityIndex]
+        let rowCount = try reader.count(limit: expectedRows[entityIndex] - entity.rows.count)
+        var rows: [RowChange] = []
+        rows.reserveCapacity(rowCount)
+        var previousTimestamp: UInt64 = 0
+        for _ in 0..<rowCount {
+            let key = try reader.value()
+            switch (entity.keyKind, key) {
+            case (.uuid, .blob(let bytes)) where bytes.count == 16: break
+            case (.string, .text): break
+            default: throw reader.corrupt("a key of \(entity.name) is not a \(entity.keyKind.rawValue)")
+            }
+            let causalLength = try reader.varint()
+            guard causalLength > 0 else { throw reader.corrupt("a row has causal length 0") }
+            let versionCount = try reader.count(limit: entity.columns.count + 1)
+            guard versionCount > 0 else { throw reader.corrupt("a row has no version") }
+            var versions: [ColumnVersion] = []
+            for _ in 0..<versionCount {
+                let versionLength = try reader.varint()
+                guard versionLength <= causalLength else {
+                    throw reader.corrupt("a version's causal length is beyond its row's")
+                }
+                previousTimestamp = previousTimestamp &+ UInt64(bitPattern: try reader.zigzag())
+                let number = try reader.count(limit: sites.count - 1)
+                versions.append(
+                    ColumnVersion(
+                        causalLength: versionLength, timestamp: previousTimestamp, site: sites[number],
+                        sequence: try reader.varint()))
+            }
+            let valueCount = try reader.count(limit: entity.columns.count)
+            var values: [ColumnChange] = []
+            var seen = Set<Int>()
+            for _ in 0..<valueCount {
+                let column = try reader.count(limit: entity.columns.count - 1)
+                guard seen.insert(column).inserted else { throw reader.corrupt("a row names a column twice") }
+                let version = try reader.count(limit: versions.count - 1)
+                values.append(ColumnChange(column: column, version: version, value: try reader.value()))
+            }
+            let row = RowChange(key: key, causalLength: causalLength, versions: versions, values: values)
+            if row.isRemoval && !values.isEmpty { throw reader.corrupt("a removed row carries values") }
+            rows.append(row)
+        }
+        guard reader.isAtEnd else { throw reader.corrupt("bytes follow the frame's rows") }
+        changeLog.entities[entityIndex].rows.append(contentsOf: rows)
+    }
+
+    func checkCounts() throws(SyncError) {
+        for (index, entity) in changeLog.entities.enumerated() where entity.rows.count != expectedRows[index] {
+            throw .corrupt(
+                "\(entity.name): the header counts \(expectedRows[index]) rows, the frames \(entity.rows.count)")
+        }
+    }
+}

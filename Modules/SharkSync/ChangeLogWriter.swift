@@ -1,0 +1,141 @@
+import Crypto
+import Foundation
+import SharkORM
+
+/// Writes a ``ChangeLog`` as a file (docs/sync-format.md): preamble, header, frames of at
+/// most ``ChangeLogFormat/rowsPerFrame`` rows of one entity (each deflated, then sealed when
+/// a key is given, with its lengths and a CRC-32), and a trailer with the SHA-256 of
+/// everything before it.
+enum ChangeLogWriter {
+    static func write(_ log: ChangeLog, key: ChangeLogKey?) throws(SyncError) -> Data {
+        // Sites by number, in byte order: the file's site table.
+        var sites = Set(log.since.entries.keys).union(log.vector.entries.keys)
+        sites.insert(log.source)
+        for entity in log.entities {
+            for row in entity.rows { for version in row.versions { sites.insert(version.site) } }
+        }
+        let siteList = sites.sorted(by: SiteOrder.precedes)
+        let siteNumbers = Dictionary(uniqueKeysWithValues: siteList.enumerated().map { ($1, $0) })
+
+        // Frames first: the header counts them.
+        var frames: [[UInt8]] = []
+        for (entityIndex, entity) in log.entities.enumerated() {
+            var start = 0
+            while start < entity.rows.count {
+                let end = min(start + ChangeLogFormat.rowsPerFrame, entity.rows.count)
+                frames.append(
+                    framePayload(entityIndex: entityIndex, rows: entity.rows[start..<end], siteNumbers: siteNumbers))
+                start = end
+            }
+        }
+
+        var header = ByteWriter()
+        header.append(uuid: log.fileID)
+        header.append(uuid: log.source)
+        header.append(string: log.lineage)
+        header.append(varint: siteList.count)
+        for site in siteList { header.append(uuid: site) }
+        for vector in [log.since, log.vector] {
+            let sites = vector.sortedSites
+            header.append(varint: sites.count)
+            for site in sites {
+                header.append(varint: siteNumbers[site]!)
+                header.append(varint: vector[site])
+            }
+        }
+        header.append(varint: log.entities.count)
+        for entity in log.entities {
+            header.append(string: entity.name)
+            header.append(string: entity.keyKind.rawValue)
+            header.append(varint: entity.columns.count)
+            for column in entity.columns {
+                header.append(string: column.name)
+                header.append(byte: column.type.changeLogCode)
+            }
+            header.append(varint: entity.rows.count)
+        }
+        header.append(varint: frames.count)
+
+        var file = ByteWriter(capacity: frames.reduce(64) { $0 + $1.count / 2 })
+        file.append(ChangeLogFormat.magic)
+        file.append(uint16: ChangeLogFormat.version)
+        file.append(uint16: key == nil ? 0 : ChangeLogFormat.encryptedFlag)
+        file.append(uint32: UInt32(header.bytes.count))
+        file.append(header.bytes)
+        file.append(uint32: Zlib.crc32(header.bytes))
+        let fileKey = key?.fileKey(log.fileID)
+        let headerDigest = Array(SHA256.hash(data: header.bytes))
+        if let fileKey {
+            // A seal of nothing, authenticating the header: a wrong key fails here, and a
+            // header altered by someone without the key fails too.
+            let seal = try seal([], key: fileKey, authenticating: headerDigest)
+            file.append(seal)
+        }
+        for (index, payload) in frames.enumerated() {
+            let compressed = try Zlib.compress(payload)
+            let stored: [UInt8]
+            if let fileKey {
+                var context = headerDigest
+                withUnsafeBytes(of: UInt32(index).littleEndian) { context.append(contentsOf: $0) }
+                stored = try seal(compressed, key: fileKey, authenticating: context)
+            } else {
+                stored = compressed
+            }
+            file.append(uint32: UInt32(stored.count))
+            file.append(uint32: UInt32(payload.count))
+            file.append(uint32: Zlib.crc32(stored))
+            file.append(stored)
+        }
+        let digest = SHA256.hash(data: file.bytes)
+        file.append(ChangeLogFormat.trailerMagic)
+        file.append(uint32: UInt32(frames.count))
+        file.append(Array(digest))
+        return Data(file.bytes)
+    }
+
+    /// AES-GCM, stored as nonce, ciphertext and tag.
+    static func seal(_ bytes: [UInt8], key: SymmetricKey, authenticating context: [UInt8]) throws(SyncError)
+        -> [UInt8]
+    {
+        do {
+            let box = try AES.GCM.seal(bytes, using: key, authenticating: context)
+            guard let combined = box.combined else { throw SyncError.misuse("AES-GCM gave no combined box") }
+            return Array(combined)
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw .misuse("could not seal a frame: \(error)")
+        }
+    }
+
+    /// One frame's rows: the entity's number, the row count, then each row: key, causal
+    /// length, versions (timestamps as differences from the previous one, which deflate
+    /// well), values (column number, version number, tagged value).
+    private static func framePayload(entityIndex: Int, rows: ArraySlice<RowChange>, siteNumbers: [UUID: Int])
+        -> [UInt8]
+    {
+        var writer = ByteWriter(capacity: rows.count * 32)
+        writer.append(varint: entityIndex)
+        writer.append(varint: rows.count)
+        var previousTimestamp: UInt64 = 0
+        for row in rows {
+            writer.append(value: row.key)
+            writer.append(varint: row.causalLength)
+            writer.append(varint: row.versions.count)
+            for version in row.versions {
+                writer.append(varint: version.causalLength)
+                writer.append(zigzag: Int64(bitPattern: version.timestamp &- previousTimestamp))
+                previousTimestamp = version.timestamp
+                writer.append(varint: siteNumbers[version.site]!)
+                writer.append(varint: version.sequence)
+            }
+            writer.append(varint: row.values.count)
+            for value in row.values {
+                writer.append(varint: value.column)
+                writer.append(varint: value.version)
+                writer.append(value: value.value)
+            }
+        }
+        return writer.bytes
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// When, where and in which incarnation of its row a column's value was written: what
+/// per-column last-writer-wins compares.
+///
+/// The order is the row's causal length first (a value written after the row was removed
+/// and inserted again beats any value of an earlier incarnation), then the hybrid logical
+/// timestamp, then the site id's bytes, so two replicas never disagree on a winner. The
+/// sequence number says which transaction of its site wrote it: what version vectors count.
+struct ColumnVersion: Hashable, Sendable {
+    var causalLength: UInt64
+    var timestamp: UInt64
+    var site: UUID
+    var sequence: UInt64
+
+    /// Whether `self` wins over `other`.
+    func wins(over other: ColumnVersion) -> Bool {
+        if causalLength != other.causalLength { return causalLength > other.causalLength }
+        if timestamp != other.timestamp { return timestamp > other.timestamp }
+        return SiteOrder.precedes(other.site, site)
+    }
+}
+
+/// The total order of site ids used to break ties: their 16 bytes, compared in order.
+enum SiteOrder {
+    static func precedes(_ a: UUID, _ b: UUID) -> Bool {
+        withUnsafeBytes(of: a.uuid) { left in
+            withUnsafeBytes(of: b.uuid) { right in left.lexicographicallyPrecedes(right) }
+        }
+    }
+}
+
+/// The sync state of one row: its causal length (odd while it exists, even once removed;
+/// each removal and re-insertion adds one) and the version of each column's value.
+///
+/// Compact on purpose: most rows are written once, so every column shares the `base`
+/// version and only columns updated since carry one of their own. For a removed row, `base`
+/// is the removal's version and no column has one.
+struct RowState: Hashable, Sendable {
+    var causalLength: UInt64
+    var base: ColumnVersion
+    var overrides: [String: ColumnVersion] = [:]
+
+    var exists: Bool { causalLength % 2 == 1 }
+
+    func version(of column: String) -> ColumnVersion { overrides[column] ?? base }
+
+    /// Every version the row refers to: the base and the overrides.
+    var versions: [ColumnVersion] { [base] + overrides.values }
+
+    /// A local insert (or an upsert, or a re-insertion after a removal): every column written
+    /// at `stamp`, in a new incarnation when the row was removed.
+    mutating func recordInsert(_ stamp: TransactionStamp) {
+        if !exists { causalLength += 1 }
+        base = stamp.version(causalLength: causalLength)
+        overrides = [:]
+    }
+
+    /// A local update of `columns` (all of them when `allColumns`).
+    mutating func recordUpdate(_ columns: [String], allColumns: Bool, _ stamp: TransactionStamp) {
+        let written = stamp.version(causalLength: causalLength)
+        if allColumns {
+            base = written
+            overrides = [:]
+        } else {
+            for column in columns { overrides[column] = written }
+        }
+    }
+
+    /// A local removal.
+    mutating func recordRemoval(_ stamp: TransactionStamp) {
+        if exists { causalLength += 1 }
+        base = stamp.version(causalLength: causalLength)
+        overrides = [:]
+    }
+
+    static func inserted(_ stamp: TransactionStamp) -> RowState {
+        RowState(causalLength: 1, base: stamp.version(causalLength: 1))
+    }
+}
+
+/// What a local transaction stamps on the columns it writes: its timestamp, this site, and
+/// its sequence number among this site's transactions.
+struct TransactionStamp: Sendable {
+    var timestamp: UInt64
+    var site: UUID
+    var sequence: UInt64
+
+    func version(causalLength: UInt64) -> ColumnVersion {
+        ColumnVersion(causalLength: causalLength, timestamp: timestamp, site: site, sequence: sequence)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import SharkORM
+
+/// The merge rule of sync, for one row: existence by causal length (the higher wins; odd
+/// means the row exists), each column by last-writer-wins on its ``ColumnVersion``. It is a
+/// join: merging the same change twice, or two changes in either order, ends in the same
+/// state, which is why replicas converge whatever the files' order.
+enum RowMerge {
+    struct Outcome {
+        var state: RowState
+        /// The columns whose incoming value won, to write.
+        var values: [String: Value]
+        /// Whether anything changed (the state or a value).
+        var changed: Bool
+    }
+
+    /// The version of columns nothing has been received for: every real version beats it.
+    static let unknown = ColumnVersion(
+        causalLength: 0, timestamp: 0, site: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+        sequence: 0)
+
+    /// Merges `incoming` (whose column names are `names`, by position) into `local`.
+    /// `allColumns` are the entity's non-key columns here; values for others are skipped
+    /// (the caller knows which).
+    static func merge(local: RowState?, incoming: RowChange, names: [String], allColumns: Set<String>) -> Outcome {
+        var state = local ?? RowState(causalLength: 0, base: unknown)
+        let before = state
+        let incomingBase = incoming.versions[0]
+        var values: [String: Value] = [:]
+        if incoming.isRemoval {
+            let newer = incoming.causalLength > state.causalLength
+            let concurrent =
+                incoming.causalLength == state.causalLength && incomingBase.wins(over: state.base)
+            if newer || concurrent { state = RowState(causalLength: incoming.causalLength, base: incomingBase) }
+        } else {
+            for change in incoming.values {
+                let name = names[change.column]
+                guard allColumns.contains(name) else { continue }
+                let version = incoming.versions[change.version]
+                if version.wins(over: state.version(of: name)) {
+                    state.overrides[name] = version
+                    values[name] = change.value
+                }
+            }
+            state.causalLength = max(state.causalLength, incoming.causalLength)
+            normalize(&state, columns: allColumns)
+        }
+        return Outcome(state: state, values: values, changed: state != before || !values.isEmpty)
+    }
+
+    /// Folds overrides back into the base where they say the same: the smallest state.
+    private static func normalize(_ state: inout RowState, columns: Set<String>) {
+        if state.overrides.count == columns.count, let first = state.overrides.first?.value,
+            state.overrides.values.allSatisfy({ $0 == first })
+        {
+            state.base = first
+            state.overrides = [:]
+            return
+        }
+        state.overrides = state.overrides.filter { $0.value != state.base }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import SharkORM
+
+/// The sites a store knows, read from its `SharkSyncSite` rows: their numbers (what row
+/// states refer to a site by, to keep them small), the version vector, and the local site.
+struct SiteTable {
+    private(set) var records: [SyncSiteRecord]
+    private var byNumber: [Int: SyncSiteRecord] = [:]
+    private var bySite: [UUID: SyncSiteRecord] = [:]
+
+    init(_ records: [SyncSiteRecord]) {
+        self.records = records
+        for record in records {
+            byNumber[record.number] = record
+            bySite[record.id] = record
+        }
+    }
+
+    var local: SyncSiteRecord? { records.first { $0.isLocal } }
+
+    var vector: VersionVector {
+        VersionVector(Dictionary(uniqueKeysWithValues: records.filter { $0.seen > 0 }.map { ($0.id, UInt64($0.seen)) }))
+    }
+
+    func site(number: Int) throws(SyncError) -> UUID {
+        guard let record = byNumber[number] else {
+            throw .corrupt("the sync metadata names site number \(number), which this store does not know")
+        }
+        return record.id
+    }
+
+    func record(of site: UUID) -> SyncSiteRecord? { bySite[site] }
+
+    /// The number of `site`, adding a record for a site not seen before (committed by the
+    /// caller with the other records it changed).
+    mutating func number(of site: UUID) -> Int {
+        if let record = bySite[site] { return record.number }
+        let record = SyncSiteRecord(id: site, number: (records.map(\.number).max() ?? 0) + 1)
+        records.append(record)
+        byNumber[record.number] = record
+        bySite[site] = record
+        return record.number
+    }
+
+    // MARK: Row states in the metadata
+
+    /// `state` in the form `SharkSyncRow.state` stores: the causal length, the base version,
+    /// then each override with its column name, sites by number.
+    mutating func encode(_ state: RowState) -> Data {
+        var writer = ByteWriter(capacity: 16)
+        writer.append(varint: state.causalLength)
+        append(state.base, to: &writer)
+        writer.append(varint: state.overrides.count)
+        for (column, version) in state.overrides.sorted(by: { $0.key < $1.key }) {
+            writer.append(string: column)
+            append(version, to: &writer)
+        }
+        return Data(writer.bytes)
+    }
+
+    private mutating func append(_ version: ColumnVersion, to writer: inout ByteWriter) {
+        writer.append(varint: version.causalLength)
+        writer.append(varint: version.timestamp)
+        writer.append(varint: number(of: version.site))
+        writer.append(varint: version.sequence)
+    }
+
+    func decode(_ data: Data) throws(SyncError) -> RowState {
+        var reader = ByteReader(Array(data), context: "sync metadata")
+        let causalLength = try reader.varint()
+        let base = try version(from: &reader)
+        var state = RowState(causalLength: causalLength, base: base)
+        let count = try reader.count(limit: reader.remaining)
+        for _ in 0..<count {
+            let column = try reader.string()
+            state.overrides[column] = try version(from: &reader)
+        }
+        return state
+    }
+
+    private func version(from reader: inout ByteReader) throws(SyncError) -> ColumnVersion {
+        let causalLength = try reader.varint()
+        let timestamp = try reader.varint()
+        let site = try site(number: try reader.count(limit: Int.max))
+        return ColumnVersion(
+            causalLength: causalLength, timestamp: timestamp, site: site, sequence: try reader.varint())
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import SharkORM
+
+/// Sync for one store: captures every change to the synced models inside its transaction,
+/// exports what changed as a compressed change-log file, and imports files from other
+/// replicas, which converge whatever the order, duplicates or gaps of the files they get.
+///
+/// Create it right after opening the store, before writing: changes made while no engine is
+/// attached are not captured. One engine per store.
+///
+/// ```swift
+/// let store = try Store(.sqlite(path: "notes.sqlite"))
+/// let sync = try SyncEngine(store: store, lineage: "com.example.notes", models: [Note.self, Folder.self])
+/// try store.commit(Note(text: "hello"))
+///
+/// let file = try sync.exportChanges()                 // everything, or since a peer's vector
+/// try FileManager.default.createFile(atPath: "notes.sharklog", contents: file)
+/// try otherSync.importChanges(from: file)              // on the other machine
+/// ```
+///
+/// The merge rules (docs/sync.md): each column of each row is last-writer-wins on a hybrid
+/// logical clock, with the site id as tie-break; removals are tombstones with a causal length,
+/// so a removal, a re-insertion and updates of either incarnation merge the same way in any
+/// order; imports are atomic and idempotent.
+public final class SyncEngine: Sendable {
+    /// The store whose changes this engine captures and applies.
+    public let store: Store
+    /// The name of the app database this store belongs to: only files of the same lineage
+    /// import. Replicas a migration apart share it.
+    public let lineage: String
+    /// This replica's id.
+    public let site: UUID
+    /// The synced entities here, by name.
+    let schemas: [String: EntitySchema]
+    let capture: ChangeCapture
+
+    /// The entities of sync's own metadata.
+    static let metadataEntities: Set<String> = ["SharkSyncRow", "SharkSyncSite"]
+
+    /// Enables sync of `models` on `store`. Throws ``SyncError/unsupportedModel(entity:reason:)``
+    /// for a model that cannot converge: an `Int64` auto-assigned key (two replicas would assign
+    /// the same), a relationship to such a model, a unique index besides the key (two replicas
+    /// inserting the same value could never both be applied).
+    ///
+    /// ```swift
+    /// let sync = try SyncEngine(store: store, lineage: "com.example.notes", models: [Note.self])
+    /// ```
+    public init(store: Store, lineage: String, models: [any Model.Type], options: SyncOptions = SyncOptions()) throws {
+        guard !lineage.isEmpty else { throw SyncError.misuse("a sync lineage needs a name") }
+        var schemas: [String: EntitySchema] = [:]
+        for model in models {
+            let schema = try store.prepare(model)
+            try Self.check(schema)
+            schemas[schema.name] = schema
+        }
+        try store.prepare(SyncRowRecord.self)
+        try store.prepare(SyncSiteRecord.self)
+        let site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
+        self.store = store
+        self.lineage = lineage
+        self.site = site
+        self.schemas = schemas
+        capture = ChangeCapture(schemas: Array(schemas.values), site: site, now: options.now)
+        store.addTransactionObserver(capture)
+    }
+
+    /// What this replica has seen, per site: send it to a peer, whose
+    /// ``exportChanges(since:key:)`` then holds only what is missing here.
+    ///
+    /// ```swift
+    /// let file = try phone.exportChanges(since: try laptop.versionVector())
+    /// ```
+    public func versionVector() throws -> VersionVector {
+        SiteTable(try SyncSiteRecord.query(in: store).fetch()).vector
+    }
+
+    private static func check(_ schema: EntitySchema) throws {
+        guard schema.keyKind == .uuid || schema.keyKind == .string else {
+            throw SyncError.unsupportedModel(
+                entity: schema.name,
+                reason:
+                    "its key is an Int64 the store assigns, which two replicas would assign alike; use a UUID or String key"
+            )
+        }
+        if let unique = schema.indexes.first(where: \.isUnique) {
+            throw SyncError.unsupportedModel(
+                entity: schema.name,
+                reason: "its unique index on \(unique.columns.joined(separator: ", ")) could be broken by two replicas "
+                    + "inserting the same value; make it a plain index")
+        }
+        for column in schema.columns.dropFirst() where column.relationship != nil && column.type == .integer {
+            throw SyncError.unsupportedModel(
+                entity: schema.name,
+                reason:
+                    "\(column.name) refers to \(column.relationship!.target), whose Int64 keys differ between replicas")
+        }
+    }
+
+    /// This store's site, recorded on first use (with the lineage) and the same ever after.
+    private static func localSite(of store: Store, lineage: String, requested: UUID?) throws -> UUID {
+        try store.write { tx in
+            let sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
+            if let local = sites.local {
+                guard local.lineage == lineage else {
+                    throw SyncError.misuse("this store syncs in lineage \(local.lineage), not \(lineage)")
+                }
+                if let requested, requested != local.id {
+                    throw SyncError.misuse("this store's site is \(local.id), not \(requested)")
+                }
+                return local.id
+            }
+            let site = requested ?? UUID()
+            let record = sites.record(of: site) ?? SyncSiteRecord(id: site, number: sites.records.count + 1)
+            record.isLocal = true
+            record.lineage = lineage
+            try tx.writingBookkeeping { try tx.commit(record) }
+            return site
+        }
+    }
+}
+
+/// How a ``SyncEngine`` stamps changes: for tests and tools, the site id and the clock can be
+/// set, so that a seeded history replays exactly.
+///
+/// ```swift
+/// var options = SyncOptions()
+/// options.site = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+/// options.now = { 1_700_000_000_000 }   // a fixed clock: the logical counter still orders
+/// ```
+public struct SyncOptions: Sendable {
+    /// This replica's id, on first use of the store; nil for a random one. A store keeps its
+    /// site: asking for another later throws.
+    public var site: UUID?
+    /// Wall-clock milliseconds since 1970, read for every transaction that changes synced rows.
+    public var now: @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+
+    public init(site: UUID? = nil) { self.site = site }
+}

@@ -1,0 +1,48 @@
+/// Why sync refused a model, a write, or a change-log file. A refused import leaves the store
+/// exactly as it was.
+///
+/// ```swift
+/// do {
+///     try sync.importChanges(from: data)
+/// } catch let error as SyncError {
+///     print(error)   // "the change log is damaged: frame 3: its checksum does not match"
+/// }
+/// ```
+public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A model cannot be synced so that replicas converge (an `Int64` key, a unique index, a
+    /// reference to a model that is not synced…).
+    case unsupportedModel(entity: String, reason: String)
+    /// The bytes are not a change log (no magic number at the start).
+    case notAChangeLog
+    /// The file was written by a later format version than this library reads.
+    case unsupportedFormatVersion(Int)
+    /// The file is truncated, or bytes were changed: a checksum, the digest or the structure
+    /// does not hold.
+    case corrupt(String)
+    /// The file declares more than the import limits allow (a decompression bomb, say).
+    case tooLarge(String)
+    /// The file comes from another app's database: its lineage differs from the store's.
+    case foreignLineage(expected: String, found: String)
+    /// The file is encrypted and no key was given, or a key was given for a plain file.
+    case keyMismatch(String)
+    /// The file's key is wrong, or its sealed frames were altered.
+    case wrongKey
+    /// The operation cannot run here (inside a transaction of the same store, say).
+    case misuse(String)
+
+    public var description: String {
+        switch self {
+        case .unsupportedModel(let entity, let reason): return "\(entity) cannot be synced: \(reason)"
+        case .notAChangeLog: return "not a SharkORM change log (the magic number is missing)"
+        case .unsupportedFormatVersion(let version):
+            return "the change log has format version \(version); this library reads version \(ChangeLogFormat.version)"
+        case .corrupt(let reason): return "the change log is damaged: \(reason)"
+        case .tooLarge(let reason): return "the change log exceeds the import limits: \(reason)"
+        case .foreignLineage(let expected, let found):
+            return "the change log comes from another database lineage (\(found), this store is \(expected))"
+        case .keyMismatch(let reason): return reason
+        case .wrongKey: return "the change log's key is wrong, or its encrypted frames were altered"
+        case .misuse(let reason): return reason
+        }
+    }
+}

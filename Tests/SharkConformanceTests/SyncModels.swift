@@ -1,0 +1,51 @@
+import Foundation
+import SharkORM
+
+/// A synced model with a UUID key, a few columns and a relationship to a synced folder.
+@Model
+final class SyncNote {
+    var id: UUID
+    var title: String = ""
+    var body: String = ""
+    var stars: Int = 0
+    var score: Double?
+    var folder: SyncFolder?
+
+    init(id: UUID = UUID.v7(), title: String, body: String = "", stars: Int = 0) {
+        self.id = id
+        self.title = title
+        self.body = body
+        self.stars = stars
+    }
+}
+
+/// A synced model with a String key.
+@Model
+final class SyncFolder {
+    var id: String
+    var name: String = ""
+
+    init(id: String, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// Not syncable: its key is assigned by each store.
+@Model
+final class SyncCounter {
+    var count: Int = 0
+}
+
+/// Not syncable: a unique index besides the key.
+@Model
+final class SyncHandle {
+    var id: UUID
+    var handle: String = ""
+    static let indexes: [Index<SyncHandle>] = [.unique(\.handle)]
+
+    init(handle: String) {
+        self.id = UUID.v7()
+        self.handle = handle
+    }
+}
