@@ -129,8 +129,9 @@ struct SyncConvergenceTests {
                     Bool.random(using: &random)
                     ? try replicas[actor].engine.exportChanges()
                     : try replicas[actor].engine.exportChanges(since: try replicas[receiver].engine.versionVector())
-                if Int.random(in: 0..<5, using: &random) > 0 { network.append(Delivery(to: receiver, file: file)) }  // else dropped
-                if Int.random(in: 0..<5, using: &random) == 0 { network.append(Delivery(to: receiver, file: file)) }  // duplicated
+                // One in five is dropped; one in five is sent twice.
+                if Int.random(in: 0..<5, using: &random) > 0 { network.append(Delivery(to: receiver, file: file)) }
+                if Int.random(in: 0..<5, using: &random) == 0 { network.append(Delivery(to: receiver, file: file)) }
             default:  // deliver a file in flight, in any order
                 guard !network.isEmpty else { continue }
                 let delivery = network.remove(at: Int.random(in: 0..<network.count, using: &random))
