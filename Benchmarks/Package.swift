@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "SharkSQLite", package: "SharkORM"),
                 .product(name: "SharkMemory", package: "SharkORM"),
                 .product(name: "SharkSQLCipher", package: "SharkORM"),
+                .product(name: "SharkSync", package: "SharkORM"),
                 .product(name: "SharkCSQLite", package: "SharkORM"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

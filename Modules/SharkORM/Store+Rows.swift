@@ -104,12 +104,15 @@ extension WriteTransaction {
         if !assignsKey, key.isNull || key == .text("") {
             throw SharkError.invalidKey(entity: schema.name, reason: "a \(schema.keyKind.rawValue) key must be given")
         }
-        let assigned = try writer.insert(ValueRow(row), schema: schema, includingKey: !assignsKey)
-        let stored = assignsKey ? Value.integer(assigned ?? 0) : key
-        if store.transactions.recordsChanges {
-            store.transactions.record(schema: schema, key: stored, .insert, ColumnSet())
+        guard assignsKey else {
+            try insertRows([row], schema: schema)
+            return key
         }
-        return stored
+        let assigned = Value.integer(try writer.insert(ValueRow(row), schema: schema, includingKey: false) ?? 0)
+        if store.transactions.recordsChanges {
+            store.transactions.record(schema: schema, key: assigned, .insert, ColumnSet())
+        }
+        return assigned
     }
 
     /// Writes the given columns of the row of `entity` whose key is `key`. Returns false
@@ -128,24 +131,14 @@ extension WriteTransaction {
             }
             columns.insert(Int32(index))
         }
-        guard !columns.isEmpty else { return true }
-        guard try writer.update(ValueRow(row), key: key, columns: columns, schema: schema) else {
-            return false
-        }
-        if store.transactions.recordsChanges { store.transactions.record(schema: schema, key: key, .update, columns) }
-        return true
+        return try updateRow(withKey: key, row: row, columns: columns, schema: schema)
     }
 
     /// Deletes the row of `entity` whose key is `key`. Returns false when there was none.
     @discardableResult
     public func deleteRow(withKey key: Value, from entity: String) throws -> Bool {
         try checkUsable()
-        let schema = try store.recordedSchemaForWriting(entity)
-        guard try writer.delete(key: key, schema: schema) else { return false }
-        if store.transactions.recordsChanges {
-            store.transactions.record(schema: schema, key: key, .delete, ColumnSet())
-        }
-        return true
+        return try deleteRow(withKey: key, schema: try store.recordedSchemaForWriting(entity))
     }
 
     /// Puts `values` at their columns' positions, refusing unknown columns and values whose

@@ -44,7 +44,7 @@ struct SiteTable {
 
     // MARK: Row states in the metadata
 
-    /// `state` in the form `SharkSyncRow.state` stores: the causal length, the base version,
+    /// `state` in the form `SharkSyncState_<Entity>.state` stores: the causal length, the base version,
     /// then each override with its column name, sites by number.
     mutating func encode(_ state: RowState) -> Data {
         var writer = ByteWriter(capacity: 16)

@@ -18,47 +18,67 @@ extension SyncEngine {
     /// The log of an export, read from one snapshot.
     func changeLog(since peer: VersionVector, in snapshot: ReadTransaction) throws -> ChangeLog {
         let sites = SiteTable(try snapshot.fetch(SyncSiteRecord.query(in: store)))
-        let records = try snapshot.fetch(SyncRowRecord.query(in: store).orderBy(\.id))
-        var byEntity: [String: [SyncRowRecord]] = [:]
-        for record in records { byEntity[record.entity, default: []].append(record) }
-        var entities: [ChangeLogEntity] = []
-        for name in byEntity.keys.sorted() {
-            guard let schema = schemas[name] else { continue }
-            let columns = schema.columns.dropFirst().map { ChangeLogColumn(name: $0.name, type: $0.type) }
-            let position = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.name, $0) })
-            var stored: [Value: StoredRow] = [:]
-            for row in try store.fetchRows(of: name) { stored[row.key] = row }
-            var rows: [RowChange] = []
-            for record in byEntity[name] ?? [] {
-                let state = try sites.decode(record.state)
-                var reader = ByteReader(Array(record.key), context: "sync metadata")
-                let key = try reader.value()
+        // The rows to send, by entity: each row's state and which of its columns the peer lacks.
+        var pending: [String: [(key: Value, state: RowState, columns: [String])]] = [:]
+        for (name, table) in tables {
+            let columns = table.entity.columns.dropFirst().map(\.name)
+            for (key, data) in try table.allStates(in: store) {
+                let state = try sites.decode(data)
                 if !state.exists {
                     if !peer.covers(site: state.base.site, sequence: state.base.sequence) {
-                        rows.append(
-                            RowChange(key: key, causalLength: state.causalLength, versions: [state.base], values: []))
+                        pending[name, default: []].append((key, state, []))
                     }
                     continue
                 }
-                guard let row = stored[key] else { continue }
-                var versions = [state.base]
-                var values: [ColumnChange] = []
-                for column in columns {
-                    let version = state.version(of: column.name)
-                    guard !peer.covers(site: version.site, sequence: version.sequence) else { continue }
-                    var index = versions.firstIndex(of: version)
-                    if index == nil {
-                        versions.append(version)
-                        index = versions.count - 1
-                    }
-                    values.append(
-                        ColumnChange(column: position[column.name]!, version: index!, value: row[column.name] ?? .null))
+                let missing = columns.filter { column in
+                    let version = state.version(of: column)
+                    return !peer.covers(site: version.site, sequence: version.sequence)
                 }
-                if values.isEmpty { continue }
-                rows.append(RowChange(key: key, causalLength: state.causalLength, versions: versions, values: values))
+                if !missing.isEmpty { pending[name, default: []].append((key, state, missing)) }
             }
-            if !rows.isEmpty {
-                entities.append(ChangeLogEntity(name: name, keyKind: schema.keyKind, columns: columns, rows: rows))
+        }
+        var entities: [ChangeLogEntity] = []
+        for name in pending.keys.sorted() {
+            let schema = schemas[name]!
+            let rows = pending[name]!
+            let columns = schema.columns.dropFirst().map { ChangeLogColumn(name: $0.name, type: $0.type) }
+            let position = Dictionary(uniqueKeysWithValues: schema.columns.enumerated().map { ($1.name, $0) })
+            let live = rows.filter { $0.state.exists }.map(\.key)
+            // The values: a scan of the whole entity when most of it goes, else by key.
+            var stored: [Value: [Value]] = [:]
+            if live.count > 1_000 {
+                stored.reserveCapacity(live.count)
+                for row in try store.storedRows(of: schema) { stored[row[0]] = row }
+            } else {
+                stored = try store.storedRows(of: schema, withKeys: live)
+            }
+            var changes: [RowChange] = []
+            changes.reserveCapacity(rows.count)
+            for (key, state, missing) in rows {
+                guard state.exists else {
+                    changes.append(
+                        RowChange(key: key, causalLength: state.causalLength, versions: [state.base], values: []))
+                    continue
+                }
+                guard let values = stored[key] else { continue }
+                var versions = [state.base]
+                var changed: [ColumnChange] = []
+                changed.reserveCapacity(missing.count)
+                for column in missing {
+                    let version = state.version(of: column)
+                    var index = 0
+                    if version != state.base {
+                        index = versions.firstIndex(of: version) ?? versions.count
+                        if index == versions.count { versions.append(version) }
+                    }
+                    let stored = position[column]!
+                    changed.append(ColumnChange(column: stored - 1, version: index, value: values[stored]))
+                }
+                changes.append(
+                    RowChange(key: key, causalLength: state.causalLength, versions: versions, values: changed))
+            }
+            if !changes.isEmpty {
+                entities.append(ChangeLogEntity(name: name, keyKind: schema.keyKind, columns: columns, rows: changes))
             }
         }
         return ChangeLog(

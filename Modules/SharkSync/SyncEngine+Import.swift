@@ -49,39 +49,60 @@ extension SyncEngine {
         var summary = SyncImportSummary()
         // Sites with changes in the file this store could not apply: its vector must not claim them.
         var incomplete = Set<UUID>()
-        var metadata: [SyncRowRecord] = []
+        var metadata: [(table: RowStateTable, states: [(key: Value, state: Data, isNew: Bool)])] = []
         for entity in log.entities {
             for row in entity.rows { for version in row.versions { clock.receive(version.timestamp) } }
-            guard let schema = schemas[entity.name] else {
+            guard let table = tables[entity.name] else {
                 summary.skippedEntities.append(entity.name)
                 for row in entity.rows { for version in row.versions { incomplete.insert(version.site) } }
                 continue
             }
+            let schema = table.entity
             let names = entity.columns.map(\.name)
             let here = Set(schema.columns.dropFirst().map(\.name))
             let unknown = Set(names.indices.filter { !here.contains(names[$0]) })
             summary.skippedColumns += unknown.sorted().map { "\(entity.name).\(names[$0])" }
+
+            // What this store has of these rows: their states and whether they are stored.
+            let keys = entity.rows.map(\.key)
+            let stored = try table.states(keys, in: store)
+            let present = Set(try store.storedRows(of: schema, withKeys: keys).keys)
+
+            // Merge every incoming row (a damaged or crafted file may name a row twice: the
+            // second merges into the first's outcome), then write each row once.
+            var merged: [Value: (state: RowState, values: [String: Value])] = [:]
+            var order: [Value] = []
             for row in entity.rows {
                 for change in row.values where unknown.contains(change.column) {
                     incomplete.insert(row.versions[change.version].site)
                 }
-                let id = SyncRowRecord.identifier(entity: schema.name, key: row.key)
-                let record = try tx.find(SyncRowRecord.self, id: id)
-                let localState = try record.map { try sites.decode($0.state) }
-                let outcome = RowMerge.merge(local: localState, incoming: row, names: names, allColumns: here)
+                let previous = try merged[row.key].map(\.state) ?? stored[row.key].map { try sites.decode($0) }
+                let outcome = RowMerge.merge(local: previous, incoming: row, names: names, allColumns: here)
                 guard outcome.changed else {
                     summary.rowsUnchanged += 1
                     continue
                 }
-                try write(outcome, key: row.key, schema: schema, in: tx)
-                let written =
-                    record
-                    ?? SyncRowRecord(
-                        id: id, entity: schema.name, key: Data(SyncRowRecord.encoded(row.key)), state: Data())
-                written.state = sites.encode(outcome.state)
-                metadata.append(written)
                 summary.rowsApplied += 1
+                if merged[row.key] == nil {
+                    order.append(row.key)
+                    merged[row.key] = (outcome.state, outcome.values)
+                } else {
+                    merged[row.key]!.state = outcome.state
+                    merged[row.key]!.values.merge(outcome.values) { $1 }
+                }
             }
+            var inserts: [[Value]] = []
+            var states: [(key: Value, state: Data, isNew: Bool)] = []
+            states.reserveCapacity(order.count)
+            for key in order {
+                let (state, values) = merged[key]!
+                try write(
+                    state: state, values: values, key: key, present: present.contains(key), schema: schema,
+                    inserts: &inserts, in: tx)
+                states.append((key, sites.encode(state), stored[key] == nil))
+            }
+            try tx.insertRows(inserts, schema: schema)
+            metadata.append((table, states))
         }
         // Claim the source's vector only for sites whose every change beyond what this store
         // had is in the file: the file holds all of a site's changes past `since`, so a store
@@ -94,32 +115,41 @@ extension SyncEngine {
         }
         local.clock = Int64(clamping: clock.last)
         try tx.writingBookkeeping {
-            try tx.commit(metadata)
+            for (table, states) in metadata { try table.write(states, in: tx) }
             try tx.commit(sites.records)
         }
         return summary
     }
 
-    /// Brings the stored row to the merged state: inserted, updated or removed.
-    private func write(_ outcome: RowMerge.Outcome, key: Value, schema: EntitySchema, in tx: WriteTransaction) throws {
-        let keyColumn = schema.columns[0].name
-        let present =
-            !(try store.fetchRows(
-                of: schema.name, where: .comparison(.equal, .column(keyColumn), .value(key)), limit: 1
-            ).isEmpty)
-        var values = outcome.values
-        for column in schema.columns.dropFirst() where values[column.name]?.isNull == true && !column.isNullable {
-            values[column.name] = column.backfillValue  // made non-optional here by a migration
+    /// Brings one stored row to its merged state: updated or removed now, or added to the
+    /// rows to insert (with the column defaults where no value came).
+    private func write(
+        state: RowState, values: [String: Value], key: Value, present: Bool, schema: EntitySchema,
+        inserts: inout [[Value]], in tx: WriteTransaction
+    ) throws {
+        guard state.exists else {
+            if present { try tx.deleteRow(withKey: key, schema: schema) }
+            return
         }
-        if outcome.state.exists {
-            if present {
-                if !values.isEmpty { try tx.updateRow(withKey: key, in: schema.name, setting: values) }
-            } else {
-                values[keyColumn] = key
-                try tx.insertRow(values, into: schema.name)
-            }
-        } else if present {
-            try tx.deleteRow(withKey: key, from: schema.name)
+        var row = present ? schema.columns.map { _ in Value.null } : schema.columns.map(\.insertedValue)
+        row[0] = key
+        var columns = ColumnSet()
+        for (name, value) in values {
+            guard let index = schema.columnIndex(named: name) else { continue }
+            let column = schema.columns[index]
+            // NULL for a column a migration here made non-optional: its back-fill value.
+            row[index] = value.isNull && !column.isNullable ? column.backfillValue : value
+            columns.insert(Int32(index))
+        }
+        if present {
+            try tx.updateRow(withKey: key, row: row, columns: columns, schema: schema)
+        } else {
+            inserts.append(row)
         }
     }
+}
+
+extension ColumnSchema {
+    /// What a row inserted without a value for this column holds.
+    fileprivate var insertedValue: Value { isNullable ? .null : backfillValue }
 }

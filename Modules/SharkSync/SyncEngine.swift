@@ -33,9 +33,11 @@ public final class SyncEngine: Sendable {
     /// The synced entities here, by name.
     let schemas: [String: EntitySchema]
     let capture: ChangeCapture
+    /// Where each synced entity's row states live, by entity name.
+    let tables: [String: RowStateTable]
 
-    /// The entities of sync's own metadata.
-    static let metadataEntities: Set<String> = ["SharkSyncRow", "SharkSyncSite"]
+    /// The entity of the sites and the version vector.
+    static let siteEntity = "SharkSyncSite"
 
     /// Enables sync of `models` on `store`. Throws ``SyncError/unsupportedModel(entity:reason:)``
     /// for a model that cannot converge: an `Int64` auto-assigned key (two replicas would assign
@@ -53,14 +55,16 @@ public final class SyncEngine: Sendable {
             try Self.check(schema)
             schemas[schema.name] = schema
         }
-        try store.prepare(SyncRowRecord.self)
+        let tables = schemas.mapValues(RowStateTable.init(for:))
+        for table in tables.values { try store.prepareInternal(table.schema) }
         try store.prepare(SyncSiteRecord.self)
         let site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
         self.store = store
         self.lineage = lineage
         self.site = site
         self.schemas = schemas
-        capture = ChangeCapture(schemas: Array(schemas.values), site: site, now: options.now)
+        self.tables = tables
+        capture = ChangeCapture(tables: tables, site: site, now: options.now)
         store.addTransactionObserver(capture)
     }
 

@@ -38,7 +38,7 @@ struct SyncFileTests {
     /// Everything a failed import must leave alone.
     private static func dump(_ store: Store) throws -> [String] {
         try syncedContents(store)
-            + ["SharkSyncRow", "SharkSyncSite"].flatMap { entity in
+            + ["SharkSyncState_SyncNote", "SharkSyncState_SyncFolder", "SharkSyncSite"].flatMap { entity in
                 try store.fetchRows(of: entity).map {
                     "\(entity) " + $0.values.map(\.description).joined(separator: " ")
                 }

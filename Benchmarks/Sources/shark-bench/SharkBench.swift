@@ -59,6 +59,12 @@ struct SharkBench: ParsableCommand {
     )
     var observation = false
 
+    @Flag(
+        help:
+            "Instead of the workloads: S, what sync costs (inserts with and without capture, bytes per change in the file, export and import throughput) for --rows changes, on the SharkORM backends chosen."
+    )
+    var sync = false
+
     @Option(help: "O: how many commits.")
     var commits = 1_000
 
@@ -77,6 +83,7 @@ struct SharkBench: ParsableCommand {
             directory
             ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
         if observation { return try runObservation(directory: folder) }
+        if sync { return try runSync(directory: folder) }
         let harness = Harness(
             backends: backends, workloads: Set(workloads), input: WorkloadInput(rowCount: rows), directory: folder)
         let interactive = isatty(STDERR_FILENO) != 0

@@ -1,0 +1,62 @@
+/// Rows by key, for code that works from schemas rather than model types and must go fast:
+/// sync's capture, import and export handle thousands of rows per transaction. The public
+/// row calls (`Store+Rows.swift`) look the recorded schema up on every call; these take it.
+extension Store {
+    /// The rows of `schema` whose keys are among `keys`, by key, values in schema order. Read
+    /// where any read of the calling code reads (the writer inside a write transaction).
+    package func storedRows(of schema: EntitySchema, withKeys keys: some Collection<Value>) throws -> [Value: [Value]] {
+        var rows: [Value: [Value]] = [:]
+        rows.reserveCapacity(keys.count)
+        var pending = Array(keys)
+        // In slices: every driver takes an IN list of this length as bound parameters.
+        while !pending.isEmpty {
+            let slice = Array(pending.suffix(500))
+            pending.removeLast(slice.count)
+            var query = EntityQuery(entity: schema.name)
+            query.predicate = .isIn(.column(schema.key.name), slice)
+            for row in try fetchRows(query, schema: schema) { rows[row[0]] = row }
+        }
+        return rows
+    }
+
+    /// Every row of `schema`, in key order, values in schema order.
+    package func storedRows(of schema: EntitySchema) throws -> [[Value]] {
+        var query = EntityQuery(entity: schema.name)
+        query.ordering = [Ordering(.column(schema.key.name))]
+        return try fetchRows(query, schema: schema)
+    }
+}
+
+extension WriteTransaction {
+    /// Inserts whole rows (values in schema order, keys included) into `schema`'s entity.
+    package func insertRows(_ rows: [[Value]], schema: EntitySchema) throws {
+        try checkUsable()
+        guard !rows.isEmpty else { return }
+        _ = try writer.insert(rows.map(ValueRow.init), schema: schema, includingKey: true)
+        if store.transactions.recordsChanges {
+            for row in rows { store.transactions.record(schema: schema, key: row[0], .insert, ColumnSet()) }
+        }
+    }
+
+    /// Writes `columns` of the row whose key is `key`, from `row` (values in schema order;
+    /// the others are not read). False when there is no such row.
+    @discardableResult
+    package func updateRow(withKey key: Value, row: [Value], columns: ColumnSet, schema: EntitySchema) throws -> Bool {
+        try checkUsable()
+        guard !columns.isEmpty else { return true }
+        guard try writer.update(ValueRow(row), key: key, columns: columns, schema: schema) else { return false }
+        if store.transactions.recordsChanges { store.transactions.record(schema: schema, key: key, .update, columns) }
+        return true
+    }
+
+    /// Deletes the row whose key is `key`. False when there was none.
+    @discardableResult
+    package func deleteRow(withKey key: Value, schema: EntitySchema) throws -> Bool {
+        try checkUsable()
+        guard try writer.delete(key: key, schema: schema) else { return false }
+        if store.transactions.recordsChanges {
+            store.transactions.record(schema: schema, key: key, .delete, ColumnSet())
+        }
+        return true
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import SharkORM
+
+/// Where the row states (``RowState``) of one synced entity live: an entity of its own,
+/// `SharkSyncState_<Entity>`, keyed like the entity (a 16-byte UUID, or the String key), with
+/// one column, the encoded state. Capture, import and export touch one state per changed
+/// row, thousands per transaction, so they read and write these as plain rows, in bulk
+/// (one IN query per 500 keys), never as model objects.
+struct RowStateTable: Sendable {
+    /// The synced entity.
+    let entity: EntitySchema
+    /// The entity of its states.
+    let schema: EntitySchema
+
+    static let prefix = "SharkSyncState_"
+
+    init(for entity: EntitySchema) {
+        self.entity = entity
+        let key = entity.key
+        schema = EntitySchema(
+            name: Self.prefix + entity.name, keyKind: entity.keyKind,
+            columns: [
+                ColumnSchema(name: "id", type: key.type, isNullable: false, logicalType: key.logicalType),
+                ColumnSchema(name: "state", type: .blob, isNullable: false),
+            ])
+    }
+
+    /// The stored states of `keys` that have one, by key.
+    func states(_ keys: some Collection<Value>, in store: Store) throws -> [Value: Data] {
+        var found: [Value: Data] = [:]
+        for (key, row) in try store.storedRows(of: schema, withKeys: keys) {
+            found[key] = try Self.state(row)
+        }
+        return found
+    }
+
+    /// Every state, in key order.
+    func allStates(in store: Store) throws -> [(key: Value, state: Data)] {
+        try store.storedRows(of: schema).map { ($0[0], try Self.state($0)) }
+    }
+
+    private static func state(_ row: [Value]) throws -> Data {
+        guard case .blob(let data) = row[1] else {
+            throw SyncError.corrupt("a row state of the sync metadata is not a blob")
+        }
+        return data
+    }
+
+    /// Writes states: inserted for keys without one yet (`isNew`), else replaced.
+    func write(_ states: [(key: Value, state: Data, isNew: Bool)], in tx: WriteTransaction) throws {
+        var inserts: [[Value]] = []
+        inserts.reserveCapacity(states.count)
+        var column = ColumnSet()
+        column.insert(1)
+        for written in states {
+            let row = [written.key, Value.blob(written.state)]
+            if written.isNew {
+                inserts.append(row)
+            } else {
+                try tx.updateRow(withKey: written.key, row: row, columns: column, schema: schema)
+            }
+        }
+        try tx.insertRows(inserts, schema: schema)
+    }
+}
