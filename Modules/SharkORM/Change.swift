@@ -59,10 +59,14 @@ struct RecordedChange {
     /// Written by a transaction observer: reported to events, never to observers again.
     let byObserver: Bool
 
-    var change: Change {
+    var change: Change { change(insertedColumns: nil) }
+
+    /// The public form; `insertedColumns`, when given, are the schema's column names (an
+    /// insert names them all), computed once by the caller for many changes.
+    func change(insertedColumns: [String]?) -> Change {
         let names: [String]
         switch operation {
-        case .insert: names = schema.columns.map(\.name)
+        case .insert: names = insertedColumns ?? schema.columns.map(\.name)
         case .update: names = columns.map { schema.columns[Int($0)].name }
         case .delete, .unknown: names = []
         }

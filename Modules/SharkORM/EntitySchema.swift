@@ -19,12 +19,21 @@ public struct EntitySchema: Sendable, Hashable, Codable {
     public var columns: [ColumnSchema]
     /// The declared indexes.
     public var indexes: [IndexSchema]
+    /// Whether a driver that can should keep the rows in key order in one structure, with no
+    /// separate key index (SQLite's `WITHOUT ROWID`): one B-tree write per insert instead of
+    /// two. For small rows with a `UUID` or `String` key, written in bulk (sync's metadata);
+    /// nil (no) for models. Drivers without the distinction ignore it.
+    public var isClusteredByKey: Bool?
 
-    public init(name: String, keyKind: KeyKind, columns: [ColumnSchema], indexes: [IndexSchema] = []) {
+    public init(
+        name: String, keyKind: KeyKind, columns: [ColumnSchema], indexes: [IndexSchema] = [],
+        isClusteredByKey: Bool? = nil
+    ) {
         self.name = name
         self.keyKind = keyKind
         self.columns = columns
         self.indexes = indexes
+        self.isClusteredByKey = isClusteredByKey
     }
 
     /// The key column.

@@ -2,10 +2,11 @@
 /// sync's capture, import and export handle thousands of rows per transaction. The public
 /// row calls (`Store+Rows.swift`) look the recorded schema up on every call; these take it.
 extension Store {
-    /// The rows of `schema` whose keys are among `keys`, by key, values in schema order. Read
-    /// where any read of the calling code reads (the writer inside a write transaction).
-    package func storedRows(of schema: EntitySchema, withKeys keys: some Collection<Value>) throws -> [Value: [Value]] {
-        var rows: [Value: [Value]] = [:]
+    /// The rows of `schema` whose keys are among `keys` (in no particular order), values in
+    /// schema order. Read where any read of the calling code reads (the writer inside a write
+    /// transaction).
+    package func storedRows(of schema: EntitySchema, withKeys keys: some Collection<Value>) throws -> [[Value]] {
+        var rows: [[Value]] = []
         rows.reserveCapacity(keys.count)
         var pending = Array(keys)
         // In slices: every driver takes an IN list of this length as bound parameters.
@@ -14,7 +15,7 @@ extension Store {
             pending.removeLast(slice.count)
             var query = EntityQuery(entity: schema.name)
             query.predicate = .isIn(.column(schema.key.name), slice)
-            for row in try fetchRows(query, schema: schema) { rows[row[0]] = row }
+            rows += try fetchRows(query, schema: schema)
         }
         return rows
     }

@@ -72,7 +72,19 @@ final class TransactionStack: @unchecked Sendable {
     /// outermost (only the outermost is open when observers run).
     func changesForObservers() -> [Change] {
         guard let outermost = levels.first else { return [] }
-        return outermost.changes.filter { !$0.byObserver }.map(\.change)
+        // Every insert names every column: one array per entity, shared by its inserts.
+        var insertedColumns: [String: [String]] = [:]
+        return outermost.changes.filter { !$0.byObserver }.map { recorded in
+            guard recorded.operation == .insert else { return recorded.change }
+            let names =
+                insertedColumns[recorded.schema.name]
+                ?? {
+                    let names = recorded.schema.columns.map(\.name)
+                    insertedColumns[recorded.schema.name] = names
+                    return names
+                }()
+            return recorded.change(insertedColumns: names)
+        }
     }
 
     /// Every change of the outermost level (savepoints fold into it as they end).

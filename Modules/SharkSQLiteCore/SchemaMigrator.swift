@@ -182,7 +182,9 @@ struct SchemaMigrator {
 
     func createTable(_ schema: EntitySchema, named name: String) -> String {
         let columns = schema.columns.enumerated().map { definition(of: $1, isKey: $0 == 0, keyKind: schema.keyKind) }
+        let clustered = schema.isClusteredByKey == true && schema.keyKind != .autoIncrement
         return "CREATE TABLE \(SQLText.identifier(name)) (\(columns.joined(separator: ", ")))"
+            + (clustered ? " WITHOUT ROWID" : "")
     }
 
     private func definition(of column: ColumnSchema, isKey: Bool, keyKind: KeyKind = .autoIncrement) -> String {

@@ -27,14 +27,14 @@ final class ChangeCapture: TransactionObserver {
 
     func transactionWillCommit(_ changes: [Change], in transaction: WriteTransaction) throws {
         // Imported changes carry their versions already: the import records them itself.
-        // Raw SQL (no key) is refused for synced entities before it runs.
-        var touched: [String: [Value: [Change]]] = [:]
-        var order: [String: [Value]] = [:]
+        // Raw SQL (no key) is refused for synced entities before it runs. Per entity, each
+        // row once (in the order first touched) with its changes in order.
+        var rows: [String: TouchedRows] = [:]
         for change in changes where change.origin == .local && synced.contains(change.entity) {
             guard let key = change.key else { continue }
-            if touched[change.entity, default: [:]][key] == nil { order[change.entity, default: []].append(key) }
-            touched[change.entity, default: [:]][key, default: []].append(change)
+            rows[change.entity, default: TouchedRows()].append(change, key: key)
         }
+        let order = rows.mapValues(\.keys)
         guard !order.isEmpty else { return }
         let store = transaction.store
         var sites = SiteTable(try transaction.fetch(SyncSiteRecord.query(in: store)))
@@ -51,9 +51,17 @@ final class ChangeCapture: TransactionObserver {
             let stored = try table.states(keys, in: store)
             var written: [(key: Value, state: Data, isNew: Bool)] = []
             written.reserveCapacity(keys.count)
-            for key in keys {
-                var state = try stored[key].map { try sites.decode($0) }
-                for change in touched[entity]![key]! {
+            // The state of a row inserted here, new to sync: the same for every such row.
+            var inserted: Data?
+            for (key, changes) in zip(keys, rows[entity]!.changes) {
+                let storedState = stored[RowKey(key)]
+                if storedState == nil, changes.count == 1, changes[0].operation == .insert {
+                    if inserted == nil { inserted = sites.encode(.inserted(stamp)) }
+                    written.append((key, inserted!, true))
+                    continue
+                }
+                var state = try storedState.map { try sites.decode($0) }
+                for change in changes {
                     switch change.operation {
                     case .insert:
                         if state == nil { state = .inserted(stamp) } else { state!.recordInsert(stamp) }
@@ -73,12 +81,30 @@ final class ChangeCapture: TransactionObserver {
                     }
                 }
                 guard let state else { continue }
-                written.append((key, sites.encode(state), stored[key] == nil))
+                written.append((key, sites.encode(state), storedState == nil))
             }
             try table.write(written, in: transaction)
         }
         localSite.seen = Int64(stamp.sequence)
         localSite.clock = Int64(clock.last)
         try transaction.commit(sites.records)
+    }
+}
+
+/// The rows of one entity a transaction touched: each once, in the order first touched, with
+/// its changes in order.
+private struct TouchedRows {
+    private var positions: [RowKey: Int] = [:]
+    private(set) var keys: [Value] = []
+    private(set) var changes: [[Change]] = []
+
+    mutating func append(_ change: Change, key: Value) {
+        if let position = positions[RowKey(key)] {
+            changes[position].append(change)
+        } else {
+            positions[RowKey(key)] = keys.count
+            keys.append(key)
+            changes.append([change])
+        }
     }
 }

@@ -23,6 +23,9 @@ enum RowMerge {
     /// `allColumns` are the entity's non-key columns here; values for others are skipped
     /// (the caller knows which).
     static func merge(local: RowState?, incoming: RowChange, names: [String], allColumns: Set<String>) -> Outcome {
+        if local == nil, !incoming.isRemoval, let fresh = fresh(incoming, names: names, allColumns: allColumns) {
+            return fresh
+        }
         var state = local ?? RowState(causalLength: 0, base: unknown)
         let before = state
         let incomingBase = incoming.versions[0]
@@ -46,6 +49,23 @@ enum RowMerge {
             normalize(&state, columns: allColumns)
         }
         return Outcome(state: state, values: values, changed: state != before || !values.isEmpty)
+    }
+
+    /// A row new here with a value for each of its columns (what most imports carry): the
+    /// incoming state as it is, without comparing anything.
+    private static func fresh(_ incoming: RowChange, names: [String], allColumns: Set<String>) -> Outcome? {
+        var values: [String: Value] = [:]
+        values.reserveCapacity(incoming.values.count)
+        var state = RowState(causalLength: incoming.causalLength, base: incoming.versions[0])
+        for change in incoming.values {
+            let name = names[change.column]
+            guard allColumns.contains(name) else { continue }
+            values[name] = change.value
+            if change.version != 0 { state.overrides[name] = incoming.versions[change.version] }
+        }
+        // A column without a value would wrongly take the base version: the general path.
+        guard values.count == allColumns.count else { return nil }
+        return Outcome(state: state, values: values, changed: true)
     }
 
     /// Folds overrides back into the base where they say the same: the smallest state.

@@ -22,14 +22,14 @@ struct RowStateTable: Sendable {
             columns: [
                 ColumnSchema(name: "id", type: key.type, isNullable: false, logicalType: key.logicalType),
                 ColumnSchema(name: "state", type: .blob, isNullable: false),
-            ])
+            ], isClusteredByKey: true)
     }
 
     /// The stored states of `keys` that have one, by key.
-    func states(_ keys: some Collection<Value>, in store: Store) throws -> [Value: Data] {
-        var found: [Value: Data] = [:]
-        for (key, row) in try store.storedRows(of: schema, withKeys: keys) {
-            found[key] = try Self.state(row)
+    func states(_ keys: some Collection<Value>, in store: Store) throws -> [RowKey: Data] {
+        var found: [RowKey: Data] = [:]
+        for row in try store.storedRows(of: schema, withKeys: keys) {
+            found[RowKey(row[0])] = try Self.state(row)
         }
         return found
     }

@@ -45,13 +45,11 @@ extension SyncEngine {
             let position = Dictionary(uniqueKeysWithValues: schema.columns.enumerated().map { ($1.name, $0) })
             let live = rows.filter { $0.state.exists }.map(\.key)
             // The values: a scan of the whole entity when most of it goes, else by key.
-            var stored: [Value: [Value]] = [:]
-            if live.count > 1_000 {
-                stored.reserveCapacity(live.count)
-                for row in try store.storedRows(of: schema) { stored[row[0]] = row }
-            } else {
-                stored = try store.storedRows(of: schema, withKeys: live)
-            }
+            let values =
+                live.count > 1_000 ? try store.storedRows(of: schema) : try store.storedRows(of: schema, withKeys: live)
+            var stored: [RowKey: [Value]] = [:]
+            stored.reserveCapacity(values.count)
+            for row in values { stored[RowKey(row[0])] = row }
             var changes: [RowChange] = []
             changes.reserveCapacity(rows.count)
             for (key, state, missing) in rows {
@@ -60,7 +58,7 @@ extension SyncEngine {
                         RowChange(key: key, causalLength: state.causalLength, versions: [state.base], values: []))
                     continue
                 }
-                guard let values = stored[key] else { continue }
+                guard let values = stored[RowKey(key)] else { continue }
                 var versions = [state.base]
                 var changed: [ColumnChange] = []
                 changed.reserveCapacity(missing.count)

@@ -66,29 +66,30 @@ extension SyncEngine {
             // What this store has of these rows: their states and whether they are stored.
             let keys = entity.rows.map(\.key)
             let stored = try table.states(keys, in: store)
-            let present = Set(try store.storedRows(of: schema, withKeys: keys).keys)
+            let present = Set(try store.storedRows(of: schema, withKeys: keys).map { RowKey($0[0]) })
 
             // Merge every incoming row (a damaged or crafted file may name a row twice: the
             // second merges into the first's outcome), then write each row once.
-            var merged: [Value: (state: RowState, values: [String: Value])] = [:]
-            var order: [Value] = []
+            var merged: [RowKey: (state: RowState, values: [String: Value])] = [:]
+            var order: [RowKey] = []
             for row in entity.rows {
                 for change in row.values where unknown.contains(change.column) {
                     incomplete.insert(row.versions[change.version].site)
                 }
-                let previous = try merged[row.key].map(\.state) ?? stored[row.key].map { try sites.decode($0) }
+                let rowKey = RowKey(row.key)
+                let previous = try merged[rowKey].map(\.state) ?? stored[rowKey].map { try sites.decode($0) }
                 let outcome = RowMerge.merge(local: previous, incoming: row, names: names, allColumns: here)
                 guard outcome.changed else {
                     summary.rowsUnchanged += 1
                     continue
                 }
                 summary.rowsApplied += 1
-                if merged[row.key] == nil {
-                    order.append(row.key)
-                    merged[row.key] = (outcome.state, outcome.values)
+                if merged[rowKey] == nil {
+                    order.append(rowKey)
+                    merged[rowKey] = (outcome.state, outcome.values)
                 } else {
-                    merged[row.key]!.state = outcome.state
-                    merged[row.key]!.values.merge(outcome.values) { $1 }
+                    merged[rowKey]!.state = outcome.state
+                    merged[rowKey]!.values.merge(outcome.values) { $1 }
                 }
             }
             var inserts: [[Value]] = []
@@ -97,9 +98,9 @@ extension SyncEngine {
             for key in order {
                 let (state, values) = merged[key]!
                 try write(
-                    state: state, values: values, key: key, present: present.contains(key), schema: schema,
+                    state: state, values: values, key: key.value, present: present.contains(key), schema: schema,
                     inserts: &inserts, in: tx)
-                states.append((key, sites.encode(state), stored[key] == nil))
+                states.append((key.value, sites.encode(state), stored[key] == nil))
             }
             try tx.insertRows(inserts, schema: schema)
             metadata.append((table, states))
