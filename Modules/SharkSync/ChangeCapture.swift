@@ -30,6 +30,7 @@ final class ChangeCapture: TransactionObserver {
         // Raw SQL (no key) is refused for synced entities before it runs. Per entity, each
         // row once (in the order first touched) with its changes in order.
         var rows: [String: TouchedRows] = [:]
+        rows.reserveCapacity(tables.count)
         for change in changes where change.origin == .local && synced.contains(change.entity) {
             guard let key = change.key else { continue }
             rows[change.entity, default: TouchedRows()].append(change, key: key)
