@@ -22,7 +22,7 @@ final class ChangeCapture: TransactionObserver {
 
     /// Raw SQL can report no row states: it may not write synced entities or the metadata.
     var protectedEntities: Set<String> {
-        synced.union(tables.values.map(\.schema.name)).union([SyncEngine.siteEntity])
+        synced.union(tables.values.map(\.schema.name)).union([SyncEngine.siteEntity, SyncEngine.pendingEntity])
     }
 
     func transactionWillCommit(_ changes: [Change], in transaction: WriteTransaction) throws {
@@ -61,7 +61,7 @@ final class ChangeCapture: TransactionObserver {
                     written.append((key, inserted!, true))
                     continue
                 }
-                var state = try storedState.map { try sites.decode($0) }
+                var state = try storedState.map { try table.decode($0, sites: sites) }
                 for change in changes {
                     switch change.operation {
                     case .insert:

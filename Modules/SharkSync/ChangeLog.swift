@@ -30,6 +30,9 @@ struct ChangeLogEntity: Sendable {
 struct ChangeLogColumn: Sendable, Hashable {
     var name: String
     var type: StorageType
+    /// Names the column had before (`@Renamed(from:)`): a replica that has not migrated yet
+    /// knows it by one of them.
+    var previousNames: [String] = []
 }
 
 /// One row's latest state beyond what the receiver has: its causal length, and the value of

@@ -142,7 +142,10 @@ enum ChangeLogReader {
             var columns: [ChangeLogColumn] = []
             for _ in 0..<columnCount {
                 let column = try reader.string()
-                columns.append(ChangeLogColumn(name: column, type: try StorageType(changeLogCode: reader.byte())))
+                let type = try StorageType(changeLogCode: reader.byte())
+                var previousNames: [String] = []
+                for _ in 0..<(try reader.count(limit: reader.remaining)) { previousNames.append(try reader.string()) }
+                columns.append(ChangeLogColumn(name: column, type: type, previousNames: previousNames))
             }
             expectedRows.append(try reader.count(limit: Int(Int32.max)))
             entities.append(ChangeLogEntity(name: name, keyKind: keyKind, columns: columns, rows: []))

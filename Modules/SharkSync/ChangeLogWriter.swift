@@ -51,6 +51,8 @@ enum ChangeLogWriter {
             for column in entity.columns {
                 header.append(string: column.name)
                 header.append(byte: column.type.changeLogCode)
+                header.append(varint: column.previousNames.count)
+                for name in column.previousNames { header.append(string: name) }
             }
             header.append(varint: entity.rows.count)
         }

@@ -21,8 +21,12 @@ enum RowMerge {
 
     /// Merges `incoming` (whose column names are `names`, by position) into `local`.
     /// `allColumns` are the entity's non-key columns here; values for others are skipped
-    /// (the caller knows which).
-    static func merge(local: RowState?, incoming: RowChange, names: [String], allColumns: Set<String>) -> Outcome {
+    /// (the caller knows which). With `takingEqual`, a value whose version equals the local
+    /// one is written too: values kept while their column did not exist here, whose version
+    /// the row's base claims although the column got only its default.
+    static func merge(
+        local: RowState?, incoming: RowChange, names: [String], allColumns: Set<String>, takingEqual: Bool = false
+    ) -> Outcome {
         if local == nil, !incoming.isRemoval, let fresh = fresh(incoming, names: names, allColumns: allColumns) {
             return fresh
         }
@@ -40,7 +44,8 @@ enum RowMerge {
                 let name = names[change.column]
                 guard allColumns.contains(name) else { continue }
                 let version = incoming.versions[change.version]
-                if version.wins(over: state.version(of: name)) {
+                let current = state.version(of: name)
+                if version.wins(over: current) || (takingEqual && version == current) {
                     state.overrides[name] = version
                     values[name] = change.value
                 }

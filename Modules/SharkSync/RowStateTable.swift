@@ -25,6 +25,21 @@ struct RowStateTable: Sendable {
             ], isClusteredByKey: true)
     }
 
+    /// A stored state, its columns named as the entity names them now: a column renamed
+    /// since the state was written (`@Renamed(from:)`) keeps its version.
+    func decode(_ data: Data, sites: SiteTable) throws -> RowState {
+        var state = try sites.decode(data)
+        guard !state.overrides.isEmpty else { return state }
+        for column in entity.columns.dropFirst() {
+            for previous in column.previousNames ?? [] {
+                if let version = state.overrides.removeValue(forKey: previous), state.overrides[column.name] == nil {
+                    state.overrides[column.name] = version
+                }
+            }
+        }
+        return state
+    }
+
     /// The stored states of `keys` that have one, by key.
     func states(_ keys: some Collection<Value>, in store: Store) throws -> [RowKey: Data] {
         var found: [RowKey: Data] = [:]

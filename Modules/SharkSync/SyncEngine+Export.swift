@@ -23,7 +23,7 @@ extension SyncEngine {
         for (name, table) in tables {
             let columns = table.entity.columns.dropFirst().map(\.name)
             for (key, data) in try table.allStates(in: store) {
-                let state = try sites.decode(data)
+                let state = try table.decode(data, sites: sites)
                 if !state.exists {
                     if !peer.covers(site: state.base.site, sequence: state.base.sequence) {
                         pending[name, default: []].append((key, state, []))
@@ -41,7 +41,9 @@ extension SyncEngine {
         for name in pending.keys.sorted() {
             let schema = schemas[name]!
             let rows = pending[name]!
-            let columns = schema.columns.dropFirst().map { ChangeLogColumn(name: $0.name, type: $0.type) }
+            let columns = schema.columns.dropFirst().map {
+                ChangeLogColumn(name: $0.name, type: $0.type, previousNames: $0.previousNames ?? [])
+            }
             let position = Dictionary(uniqueKeysWithValues: schema.columns.enumerated().map { ($1.name, $0) })
             let live = rows.filter { $0.state.exists }.map(\.key)
             // The values: a scan of the whole entity when most of it goes, else by key.

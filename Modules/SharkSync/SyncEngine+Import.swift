@@ -41,7 +41,7 @@ extension SyncEngine {
         return try store.write { tx in try apply(log, in: tx) }
     }
 
-    private func apply(_ log: ChangeLog, in tx: WriteTransaction) throws -> SyncImportSummary {
+    func apply(_ log: ChangeLog, in tx: WriteTransaction, takingEqual: Bool = false) throws -> SyncImportSummary {
         try tx.attributeChanges(to: .imported(log.source.uuidString))
         var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
         guard let local = sites.local else { throw SyncError.misuse("the store's sync metadata has no local site") }
@@ -53,15 +53,26 @@ extension SyncEngine {
         for entity in log.entities {
             for row in entity.rows { for version in row.versions { clock.receive(version.timestamp) } }
             guard let table = tables[entity.name] else {
+                // Kept until a migration adds the entity here; this store does not claim it.
                 summary.skippedEntities.append(entity.name)
                 for row in entity.rows { for version in row.versions { incomplete.insert(version.site) } }
+                let names = entity.columns.map(\.name)
+                try keepPending(
+                    entity.rows.map { ($0.key, PendingRow($0, names: names, keeping: { _ in true })) },
+                    entity: entity.name, in: tx)
                 continue
             }
             let schema = table.entity
-            let names = entity.columns.map(\.name)
             let here = Set(schema.columns.dropFirst().map(\.name))
+            let names = entity.columns.map { Self.localName(of: $0, in: schema) ?? $0.name }
             let unknown = Set(names.indices.filter { !here.contains(names[$0]) })
             summary.skippedColumns += unknown.sorted().map { "\(entity.name).\(names[$0])" }
+            if !unknown.isEmpty {
+                let rows = entity.rows.filter { row in row.values.contains { unknown.contains($0.column) } }
+                try keepPending(
+                    rows.map { ($0.key, PendingRow($0, names: names, keeping: unknown.contains)) },
+                    entity: schema.name, in: tx)
+            }
 
             // What this store has of these rows: their states and whether they are stored.
             let keys = entity.rows.map(\.key)
@@ -77,8 +88,10 @@ extension SyncEngine {
                     incomplete.insert(row.versions[change.version].site)
                 }
                 let rowKey = RowKey(row.key)
-                let previous = try merged[rowKey].map(\.state) ?? stored[rowKey].map { try sites.decode($0) }
-                let outcome = RowMerge.merge(local: previous, incoming: row, names: names, allColumns: here)
+                let previous =
+                    try merged[rowKey].map(\.state) ?? stored[rowKey].map { try table.decode($0, sites: sites) }
+                let outcome = RowMerge.merge(
+                    local: previous, incoming: row, names: names, allColumns: here, takingEqual: takingEqual)
                 guard outcome.changed else {
                     summary.rowsUnchanged += 1
                     continue
@@ -120,6 +133,17 @@ extension SyncEngine {
             try tx.commit(sites.records)
         }
         return summary
+    }
+
+    /// The name a column of a file has here: the same name, or the local column renamed from
+    /// it (this store migrated further), or the name it had before (the file's store did).
+    static func localName(of column: ChangeLogColumn, in schema: EntitySchema) -> String? {
+        let columns = schema.columns.dropFirst()
+        if columns.contains(where: { $0.name == column.name }) { return column.name }
+        if let renamed = columns.first(where: { $0.previousNames?.contains(column.name) == true }) {
+            return renamed.name
+        }
+        return columns.first { column.previousNames.contains($0.name) }?.name
     }
 
     /// Brings one stored row to its merged state: updated or removed now, or added to the

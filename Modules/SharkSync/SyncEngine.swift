@@ -38,6 +38,8 @@ public final class SyncEngine: Sendable {
 
     /// The entity of the sites and the version vector.
     static let siteEntity = "SharkSyncSite"
+    /// The entity of values kept for entities and columns this store does not have yet.
+    static let pendingEntity = "SharkSyncPending"
 
     /// Enables sync of `models` on `store`. Throws ``SyncError/unsupportedModel(entity:reason:)``
     /// for a model that cannot converge: an `Int64` auto-assigned key (two replicas would assign
@@ -58,6 +60,7 @@ public final class SyncEngine: Sendable {
         let tables = schemas.mapValues(RowStateTable.init(for:))
         for table in tables.values { try store.prepareInternal(table.schema) }
         try store.prepare(SyncSiteRecord.self)
+        try store.prepare(SyncPendingRecord.self)
         let site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
         self.store = store
         self.lineage = lineage
@@ -66,6 +69,7 @@ public final class SyncEngine: Sendable {
         self.tables = tables
         capture = ChangeCapture(tables: tables, site: site, now: options.now)
         store.addTransactionObserver(capture)
+        try applyPending()
     }
 
     /// What this replica has seen, per site: send it to a peer, whose

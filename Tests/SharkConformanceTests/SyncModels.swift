@@ -49,3 +49,41 @@ final class SyncHandle {
         self.handle = handle
     }
 }
+
+/// A synced document as an app's first version declares it.
+@Model(entity: "SyncDoc")
+final class SyncDocV1 {
+    var id: UUID
+    var heading: String = ""
+
+    init(id: UUID, heading: String) {
+        self.id = id
+        self.heading = heading
+    }
+}
+
+/// The same entity one migration later: `heading` renamed to `title`, a column added.
+@Model(entity: "SyncDoc")
+final class SyncDocV2 {
+    var id: UUID
+    @Renamed(from: "heading") var title: String = ""
+    var tags: String = ""
+
+    init(id: UUID, title: String, tags: String) {
+        self.id = id
+        self.title = title
+        self.tags = tags
+    }
+}
+
+/// An entity only the second version has.
+@Model
+final class SyncLabel {
+    var id: String
+    var color: String = ""
+
+    init(id: String, color: String) {
+        self.id = id
+        self.color = color
+    }
+}

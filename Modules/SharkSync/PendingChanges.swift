@@ -1,0 +1,179 @@
+import Foundation
+import SharkORM
+
+/// Values a file carried for an entity or a column this store does not have yet (a replica
+/// a migration ahead wrote them), kept until a migration here adds it. One record per row,
+/// merged by the same rule as rows, so replaying a file keeps nothing twice.
+@Model(entity: "SharkSyncPending")
+final class SyncPendingRecord {
+    /// The entity and the key's tagged encoding, in hexadecimal.
+    var id: String
+    var entity: String = ""
+    var key: Data = Data()
+    /// The ``PendingRow``, encoded with site ids (it must outlive any site numbering).
+    var change: Data = Data()
+
+    init(id: String, entity: String, key: Data) {
+        self.id = id
+        self.entity = entity
+        self.key = key
+    }
+
+    static func identifier(entity: String, key: Value) -> String {
+        entity + "\u{1F}" + hexadecimal(key.encodedKey)
+    }
+}
+
+/// What a pending record holds of one row: its causal length, the version of its removal
+/// (for a removed row), and each kept column's value with its version and storage class.
+struct PendingRow: Sendable {
+    var causalLength: UInt64
+    var removal: ColumnVersion?
+    var values: [String: (version: ColumnVersion, value: Value)] = [:]
+
+    /// Takes in another change of the same row: the higher causal length, each column's winner.
+    mutating func merge(_ other: PendingRow) {
+        if let theirs = other.removal, removal.map({ theirs.wins(over: $0) }) ?? true { removal = theirs }
+        causalLength = max(causalLength, other.causalLength)
+        for (column, incoming) in other.values {
+            if let mine = values[column], !incoming.version.wins(over: mine.version) { continue }
+            values[column] = incoming
+        }
+    }
+
+    /// The row as a change of a log whose columns are `columns`.
+    func rowChange(key: Value, columns: [String]) -> RowChange {
+        var versions: [ColumnVersion] = [removal ?? values.values.first?.version ?? RowMerge.unknown]
+        var changes: [ColumnChange] = []
+        if causalLength % 2 == 1 {
+            for (index, column) in columns.enumerated() {
+                guard let (version, value) = values[column] else { continue }
+                var position = versions.firstIndex(of: version)
+                if position == nil {
+                    versions.append(version)
+                    position = versions.count - 1
+                }
+                changes.append(ColumnChange(column: index, version: position!, value: value))
+            }
+        }
+        return RowChange(key: key, causalLength: causalLength, versions: versions, values: changes)
+    }
+
+    func encoded() -> Data {
+        var writer = ByteWriter()
+        writer.append(varint: causalLength)
+        func append(_ version: ColumnVersion) {
+            writer.append(varint: version.causalLength)
+            writer.append(varint: version.timestamp)
+            writer.append(uuid: version.site)
+            writer.append(varint: version.sequence)
+        }
+        writer.append(byte: removal == nil ? 0 : 1)
+        if let removal { append(removal) }
+        writer.append(varint: values.count)
+        for (column, entry) in values.sorted(by: { $0.key < $1.key }) {
+            writer.append(string: column)
+            append(entry.version)
+            writer.append(value: entry.value)
+        }
+        return Data(writer.bytes)
+    }
+
+    init(causalLength: UInt64, removal: ColumnVersion?) {
+        self.causalLength = causalLength
+        self.removal = removal
+    }
+
+    init(decoding data: Data) throws(SyncError) {
+        var reader = ByteReader(Array(data), context: "pending sync values")
+        func version() throws(SyncError) -> ColumnVersion {
+            ColumnVersion(
+                causalLength: try reader.varint(), timestamp: try reader.varint(), site: try reader.uuid(),
+                sequence: try reader.varint())
+        }
+        causalLength = try reader.varint()
+        removal = try reader.byte() == 1 ? try version() : nil
+        for _ in 0..<(try reader.count(limit: reader.remaining)) {
+            let column = try reader.string()
+            let columnVersion = try version()
+            values[column] = (columnVersion, try reader.value())
+        }
+    }
+
+    /// The part of `row` (whose columns are named `names`) at the columns `keep` selects.
+    init(_ row: RowChange, names: [String], keeping keep: (Int) -> Bool) {
+        causalLength = row.causalLength
+        removal = row.isRemoval ? row.versions[0] : nil
+        for change in row.values where keep(change.column) {
+            values[names[change.column]] = (row.versions[change.version], change.value)
+        }
+    }
+}
+
+extension SyncEngine {
+    /// Keeps `rows` of `entity` (named by `names`) for later, merged into what is kept already.
+    func keepPending(_ rows: [(key: Value, row: PendingRow)], entity: String, in tx: WriteTransaction) throws {
+        var records: [SyncPendingRecord] = []
+        for (key, row) in rows {
+            let id = SyncPendingRecord.identifier(entity: entity, key: key)
+            var merged = row
+            let record: SyncPendingRecord
+            if let stored = try tx.find(SyncPendingRecord.self, id: id) {
+                var kept = try PendingRow(decoding: stored.change)
+                kept.merge(row)
+                merged = kept
+                record = stored
+            } else {
+                record = SyncPendingRecord(id: id, entity: entity, key: Data(key.encodedKey))
+            }
+            record.change = merged.encoded()
+            records.append(record)
+        }
+        try tx.writingBookkeeping { try tx.commit(records) }
+    }
+
+    /// Applies what was kept for entities and columns this store now has (a migration added
+    /// them since), as an import: with origin "imported", merged by the usual rule.
+    func applyPending() throws {
+        try store.write { tx in
+            let records = try tx.fetch(SyncPendingRecord.query(in: store).orderBy(\.id))
+            var byEntity: [String: [(record: SyncPendingRecord, key: Value, row: PendingRow)]] = [:]
+            for record in records {
+                guard let table = tables[record.entity] else { continue }
+                var reader = ByteReader(Array(record.key), context: "pending sync values")
+                byEntity[table.entity.name, default: []].append(
+                    (record, try reader.value(), try PendingRow(decoding: record.change)))
+            }
+            guard !byEntity.isEmpty else { return }
+            var entities: [ChangeLogEntity] = []
+            var finished: [SyncPendingRecord] = []
+            var kept: [SyncPendingRecord] = []
+            for (name, rows) in byEntity.sorted(by: { $0.key < $1.key }) {
+                let schema = tables[name]!.entity
+                let columns = schema.columns.dropFirst().map { ChangeLogColumn(name: $0.name, type: $0.type) }
+                let names = columns.map(\.name)
+                var changes: [RowChange] = []
+                for (record, key, row) in rows {
+                    changes.append(row.rowChange(key: key, columns: names))
+                    var rest = row
+                    rest.values = row.values.filter { column, _ in !names.contains(column) }
+                    if rest.values.isEmpty {
+                        finished.append(record)
+                    } else {
+                        record.change = rest.encoded()
+                        kept.append(record)
+                    }
+                }
+                entities.append(ChangeLogEntity(name: name, keyKind: schema.keyKind, columns: columns, rows: changes))
+            }
+            let log = ChangeLog(
+                fileID: UUID(), source: site, lineage: lineage, since: VersionVector(), vector: VersionVector(),
+                entities: entities)
+            _ = try apply(log, in: tx, takingEqual: true)
+            try tx.writingBookkeeping {
+                for record in finished { try tx.remove(record) }
+                try tx.commit(kept)
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import SharkSync
+import Testing
+
+/// Replicas one migration apart: a renamed column still matches, and values for a column or
+/// an entity the receiver does not have yet are kept and applied once its migration adds them.
+@Suite("Sync across migrations")
+struct SyncMigrationTests {
+    @Test(
+        "values for columns and entities not here yet are kept, then applied by the migration",
+        arguments: TestDriver.allCases.filter(\.isPersistent))
+    func keptUntilMigration(driver: TestDriver) throws {
+        let newer = try SyncEngine(
+            store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self, SyncLabel.self])
+        defer { newer.store.close() }
+        let id = UUID.v7()
+        try newer.store.commit(SyncDocV2(id: id, title: "plan", tags: "work"))
+        try newer.store.commit(SyncLabel(id: "red", color: "#f00"))
+        let file = try newer.exportChanges()
+
+        let path = TemporaryPath()
+        defer { path.cleanUp() }
+        do {
+            let store = try driver.openFile(path.path)
+            defer { store.close() }
+            let older = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV1.self])
+            let summary = try older.importChanges(from: file)
+            #expect(summary.skippedEntities == ["SyncLabel"])
+            #expect(summary.skippedColumns == ["SyncDoc.tags"])
+            // The renamed column matched: the older app sees the title as its heading.
+            #expect(try store.find(SyncDocV1.self, id: id)?.heading == "plan")
+            // It does not claim what it could not apply: the newer replica's changes come again.
+            #expect(try older.versionVector()[newer.site] == 0)
+        }
+        // The app updates: the migration adds the column and the entity, and what was kept applies.
+        let store = try driver.openFile(path.path)
+        defer { store.close() }
+        _ = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV2.self, SyncLabel.self])
+        let doc = try #require(try store.find(SyncDocV2.self, id: id))
+        #expect(doc.title == "plan" && doc.tags == "work")
+        #expect(try store.find(SyncLabel.self, id: "red")?.color == "#f00")
+    }
+
+    @Test("a replica a migration behind sends its renamed column under the old name, and it matches")
+    func olderSender() throws {
+        let older = try SyncEngine(store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV1.self])
+        let newer = try SyncEngine(store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self])
+        defer {
+            older.store.close()
+            newer.store.close()
+        }
+        let id = UUID.v7()
+        try older.store.commit(SyncDocV1(id: id, heading: "from the old app"))
+        let summary = try newer.importChanges(from: try older.exportChanges())
+        #expect(summary.skippedColumns.isEmpty)
+        #expect(try newer.store.find(SyncDocV2.self, id: id)?.title == "from the old app")
+        #expect(try newer.versionVector()[older.site] == 1)
+    }
+}
