@@ -102,7 +102,7 @@ let package = Package(
         // The tour: the README's main job.
         .executableTarget(
             name: "SharkTour",
-            dependencies: ["SharkORM", "SharkSQLite"],
+            dependencies: ["SharkORM", "SharkSQLite", "SharkMemory", "SharkSync"],
             path: "Examples/SharkTour"
         ),
         .testTarget(

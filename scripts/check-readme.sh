@@ -9,7 +9,7 @@ bash scripts/system-libraries.sh
 
 work=.build-readme
 mkdir -p "$work"
-guides=(docs/queries.md docs/events.md)
+guides=(docs/queries.md docs/events.md docs/sync.md)
 mapfile -t generated < <(python3 scripts/readme_program.py README.md "$work" "$PWD" "${guides[@]}")
 package=${generated[0]}
 log=$(mktemp)

@@ -1,12 +1,15 @@
-// The tour: models, queries and transactions on the embedded SQLite default.
+// The tour: models, queries and transactions on the embedded SQLite default, then sync
+// between two stores on two drivers.
 //
 //     swift run shark-tour
 //
 // Every statement the store runs is printed (arguments redacted), so you can watch what
 // each call costs.
 import Foundation
+import SharkMemory
 import SharkORM
 import SharkSQLite
+import SharkSync
 
 @Model
 final class Department {
@@ -36,6 +39,20 @@ final class Person {
     }
 
     func willDelete() -> Bool { level != .principal }
+}
+
+/// A synced model: its key is a UUID the app assigns, the same on every replica.
+@Model
+final class Postcard {
+    var id: UUID
+    var city: String = ""
+    var message: String = ""
+
+    init(city: String, message: String) {
+        self.id = UUID.v7()
+        self.city = city
+        self.message = message
+    }
 }
 
 func section(_ title: String) { print("\n== \(title)") }
@@ -119,4 +136,31 @@ if let alan = try Person.query().where(\.name == "Alan").first() {
 print("people left:", try Person.query().count())
 
 store.close()
+
+section("Sync: two stores on two drivers exchange change logs and converge")
+let laptopPath = FileManager.default.temporaryDirectory.appendingPathComponent("shark-tour-laptop.sqlite").path
+for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: laptopPath + suffix) }
+let laptop = try SyncEngine(store: try Store(.sqlite(path: laptopPath)), lineage: "tour", models: [Postcard.self])
+let phone = try SyncEngine(store: try Store(.memory), lineage: "tour", models: [Postcard.self])
+let lisbon = Postcard(city: "Lisbon", message: "Trams!")
+try laptop.store.commit([lisbon, Postcard(city: "Porto", message: "Bridges")])
+let firstFile = try laptop.exportChanges()
+print(
+    "laptop (SQLite) exports \(firstFile.count) bytes;", try phone.importChanges(from: firstFile).rowsApplied,
+    "rows applied on the phone (memory)")
+// Both edit the same postcard before hearing from each other: different columns both stay.
+lisbon.city = "Lisboa"
+try laptop.store.commit(lisbon)
+let onPhone = try phone.store.find(Postcard.self, id: lisbon.id)!
+onPhone.message = "Trams and pastéis"
+try phone.store.commit(onPhone)
+try laptop.importChanges(from: try phone.exportChanges(since: try laptop.versionVector()))
+try phone.importChanges(from: try laptop.exportChanges(since: try phone.versionVector()))
+for (name, replica) in [("laptop", laptop), ("phone", phone)] {
+    let cards = try Postcard.query(in: replica.store).orderBy(\.city).fetch()
+    print("   \(name):", cards.map { "\($0.city): \($0.message)" })
+}
+laptop.store.close()
+phone.store.close()
+
 print("\nDone.")

@@ -199,4 +199,29 @@ struct SyncTests {
         #expect(try syncedContents(b.store).isEmpty)
         #expect(try b.importChanges(from: sealed, key: key).rowsApplied == 1)
     }
+
+    @Test("tombstones are forgotten once every replica has seen the removal", arguments: TestDriver.allCases)
+    func forgettingTombstones(driver: TestDriver) throws {
+        let a = try replica(driver, site: 1)
+        let b = try replica(.memory, site: 2)
+        defer {
+            a.store.close()
+            b.store.close()
+        }
+        let notes = (0..<3).map { SyncNote(title: "note \($0)") }
+        try a.store.commit(notes)
+        try b.importChanges(from: try a.exportChanges())
+        try a.store.remove(notes[0])
+        // b has not heard of the removal: the tombstone stays.
+        #expect(try a.forgetTombstones(seenBy: [try a.versionVector(), try b.versionVector()]) == 0)
+        try b.importChanges(from: try a.exportChanges(since: try b.versionVector()))
+        #expect(try b.store.find(SyncNote.self, id: notes[0].id) == nil)
+        #expect(try a.forgetTombstones(seenBy: [try a.versionVector(), try b.versionVector()]) == 1)
+        #expect(try b.forgetTombstones(seenBy: [try a.versionVector(), try b.versionVector()]) == 1)
+        // Both still agree, and later changes still travel.
+        notes[1].stars = 4
+        try a.store.commit(notes[1])
+        try b.importChanges(from: try a.exportChanges(since: try b.versionVector()))
+        #expect(try syncedContents(a.store) == syncedContents(b.store))
+    }
 }
