@@ -92,7 +92,6 @@ extension Store {
     /// Applies a schema that belongs to no model type (the core's own bookkeeping, sync's
     /// metadata), as models' schemas are applied: created, or migrated to it.
     package func prepareInternal(_ schema: EntitySchema) throws {
-        try schema.validate()
         try withWriterAccess { try $0.apply(schema) }
         referrers.withLock { $0 = nil }
     }
