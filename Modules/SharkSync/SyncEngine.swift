@@ -49,15 +49,45 @@ public final class SyncEngine: Sendable {
     /// ```swift
     /// let sync = try SyncEngine(store: store, lineage: "com.example.notes", models: [Note.self])
     /// ```
-    public init(store: Store, lineage: String, models: [any Model.Type], options: SyncOptions = SyncOptions()) throws {
+    public convenience init(
+        store: Store, lineage: String, models: [any Model.Type], options: SyncOptions = SyncOptions()
+    ) throws {
         guard !lineage.isEmpty else { throw SyncError.misuse("a sync lineage needs a name") }
-        var schemas: [String: EntitySchema] = [:]
+        var schemas: [EntitySchema] = []
         for model in models {
             let schema = try store.prepare(model)
             try Self.check(schema)
-            schemas[schema.name] = schema
+            schemas.append(schema)
         }
-        let tables = schemas.mapValues(RowStateTable.init(for:))
+        try self.init(store: store, lineage: lineage, schemas: schemas, options: options)
+    }
+
+    /// Opens sync on a store where it was enabled before, from what the store recorded alone:
+    /// its lineage, its site, the synced entities and their schemas. No model type is needed:
+    /// the command line imports and exports this way. Throws ``SyncError/misuse(_:)`` for a
+    /// store that never synced.
+    ///
+    /// ```swift
+    /// let store = try Store(.sqlite(path: "notes.sqlite"))
+    /// let sync = try SyncEngine(recordedIn: store)
+    /// try sync.importChanges(from: file)
+    /// ```
+    public convenience init(recordedIn store: Store, options: SyncOptions = SyncOptions()) throws {
+        let recorded = try store.recordedSchemas()
+        let names = Set(recorded.map(\.name))
+        guard names.contains(Self.siteEntity) else {
+            throw SyncError.misuse("this store has never synced: open it with the models to sync")
+        }
+        let local = SiteTable(try SyncSiteRecord.query(in: store).fetch()).local
+        guard let lineage = local?.lineage, !lineage.isEmpty else {
+            throw SyncError.misuse("this store's sync metadata has no local site")
+        }
+        let synced = recorded.filter { names.contains(RowStateTable.prefix + $0.name) }
+        try self.init(store: store, lineage: lineage, schemas: synced, options: options)
+    }
+
+    private init(store: Store, lineage: String, schemas: [EntitySchema], options: SyncOptions) throws {
+        let tables = Dictionary(uniqueKeysWithValues: schemas.map { ($0.name, RowStateTable(for: $0)) })
         for table in tables.values { try store.prepareInternal(table.schema) }
         try store.prepare(SyncSiteRecord.self)
         try store.prepare(SyncPendingRecord.self)
@@ -65,7 +95,7 @@ public final class SyncEngine: Sendable {
         self.store = store
         self.lineage = lineage
         self.site = site
-        self.schemas = schemas
+        self.schemas = tables.mapValues(\.entity)
         self.tables = tables
         capture = ChangeCapture(tables: tables, site: site, now: options.now)
         store.addTransactionObserver(capture)

@@ -224,4 +224,62 @@ struct SyncTests {
         try b.importChanges(from: try a.exportChanges(since: try b.versionVector()))
         #expect(try syncedContents(a.store) == syncedContents(b.store))
     }
+
+    @Test(
+        "a reference to an object not received yet stays as a key and resolves when it arrives",
+        arguments: TestDriver.allCases)
+    func referenceBeforeItsObject(driver: TestDriver) throws {
+        let a = try replica(.memory, site: 1)
+        let b = try replica(driver, site: 2)
+        defer {
+            a.store.close()
+            b.store.close()
+        }
+        let later = SyncFolder(id: "later", name: "Later")
+        try a.store.commit(later)
+        let note = SyncNote(title: "points ahead")
+        note.folder = later
+        try a.store.commit(note)
+        // A file made as if b had seen the folder's transaction already: it holds the note only.
+        var assumed = VersionVector()
+        assumed[a.site] = 1
+        let summary = try b.importChanges(from: try a.exportChanges(since: assumed))
+        #expect(summary.rowsApplied == 1)
+        let stored = try #require(try b.store.fetchRows(of: "SyncNote").first)
+        #expect(stored["folder"] == .text("later"))
+        #expect(try b.store.find(SyncFolder.self, id: "later") == nil)
+        // b lacks part of what the file assumed: it does not claim a's changes.
+        #expect(try b.versionVector()[a.site] == 0)
+        try b.importChanges(from: try a.exportChanges(since: try b.versionVector()))
+        #expect(try b.store.find(SyncNote.self, id: note.id)?.folder?.name == "Later")
+        #expect(try b.versionVector() == a.versionVector())
+    }
+
+    @Test(
+        "a store opened without its model types exports and imports from what it recorded",
+        arguments: TestDriver.allCases.filter(\.isPersistent))
+    func withoutModelTypes(driver: TestDriver) throws {
+        let path = TemporaryPath()
+        defer { path.cleanUp() }
+        let site: UUID
+        do {
+            let store = try driver.openFile(path.path)
+            defer { store.close() }
+            let engine = try SyncEngine(store: store, lineage: "tests", models: [SyncNote.self, SyncFolder.self])
+            site = engine.site
+            try store.commit(SyncNote(title: "written by the app"))
+        }
+        let other = try replica(.memory, site: 9)
+        defer { other.store.close() }
+        try other.store.commit(SyncFolder(id: "elsewhere", name: "Elsewhere"))
+
+        let store = try driver.openFile(path.path)  // as a tool opens it: no model type
+        defer { store.close() }
+        let engine = try SyncEngine(recordedIn: store)
+        #expect(engine.site == site && engine.lineage == "tests")
+        try other.importChanges(from: try engine.exportChanges())
+        try engine.importChanges(from: try other.exportChanges(since: try engine.versionVector()))
+        #expect(try syncedContents(store) == syncedContents(other.store))
+        #expect(throws: SyncError.self) { try SyncEngine(recordedIn: try TestDriver.memory.makeStore()) }
+    }
 }
