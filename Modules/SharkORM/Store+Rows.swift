@@ -149,8 +149,21 @@ extension WriteTransaction {
                 throw SharkError.invalidQuery("\(schema.name) has no column \(name)")
             }
             let column = schema.columns[index]
+            var value = value
+            // As every driver stores them: a NaN is NULL (SQLite binds it so), an integer in a
+            // real column is that real; any other storage class than the column's is refused,
+            // so that no driver converts it its own way.
+            switch (value, column.type) {
+            case (.real(let number), _) where number.isNaN: value = .null
+            case (.integer(let number), .real): value = .real(Double(number))
+            default: break
+            }
             if value.isNull && !column.isNullable {
                 throw SharkError.invalidValue("\(schema.name).\(name) cannot be NULL")
+            }
+            if let type = value.storageType, type != column.type {
+                throw SharkError.invalidValue(
+                    "\(schema.name).\(name) holds \(column.type.rawValue) values, not \(type.rawValue)")
             }
             row[index] = value
         }

@@ -154,9 +154,15 @@ extension SyncEngine {
                 let names = columns.map(\.name)
                 var changes: [RowChange] = []
                 for (record, key, row) in rows {
-                    changes.append(row.rowChange(key: key, columns: names))
+                    // What still does not fit (a column not here, or of another storage class) stays kept.
+                    func fits(_ column: String, _ value: Value) -> Bool {
+                        columns.contains { $0.name == column && (value.isNull || value.storageType == $0.type) }
+                    }
+                    var applicable = row
+                    applicable.values = row.values.filter { fits($0.key, $0.value.value) }
+                    changes.append(applicable.rowChange(key: key, columns: names))
                     var rest = row
-                    rest.values = row.values.filter { column, _ in !names.contains(column) }
+                    rest.values = row.values.filter { !fits($0.key, $0.value.value) }
                     if rest.values.isEmpty {
                         finished.append(record)
                     } else {

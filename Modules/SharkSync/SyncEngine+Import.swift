@@ -52,8 +52,9 @@ extension SyncEngine {
         var metadata: [(table: RowStateTable, states: [(key: Value, state: Data, isNew: Bool)])] = []
         for entity in log.entities {
             for row in entity.rows { for version in row.versions { clock.receive(version.timestamp) } }
-            guard let table = tables[entity.name] else {
-                // Kept until a migration adds the entity here; this store does not claim it.
+            // An entity this store does not sync (yet), or whose key kind differs here: kept
+            // until a migration makes it match; this store does not claim it meanwhile.
+            guard let table = tables[entity.name], table.entity.keyKind == entity.keyKind else {
                 summary.skippedEntities.append(entity.name)
                 for row in entity.rows { for version in row.versions { incomplete.insert(version.site) } }
                 let names = entity.columns.map(\.name)
@@ -65,17 +66,39 @@ extension SyncEngine {
             let schema = table.entity
             let here = Set(schema.columns.dropFirst().map(\.name))
             let names = entity.columns.map { Self.localName(of: $0, in: schema) ?? $0.name }
-            let unknown = Set(names.indices.filter { !here.contains(names[$0]) })
-            summary.skippedColumns += unknown.sorted().map { "\(entity.name).\(names[$0])" }
-            if !unknown.isEmpty {
-                let rows = entity.rows.filter { row in row.values.contains { unknown.contains($0.column) } }
-                try keepPending(
-                    rows.map { ($0.key, PendingRow($0, names: names, keeping: unknown.contains)) },
-                    entity: schema.name, in: tx)
+            let columns = names.map { name in schema.columns.dropFirst().first { $0.name == name } }
+
+            // Values this store cannot hold as they are, a column it does not have or one whose
+            // storage class differs here (a migration elsewhere retyped it), are kept for later;
+            // the rest of each row merges now.
+            var applicable: [RowChange] = []
+            applicable.reserveCapacity(entity.rows.count)
+            var kept: [(key: Value, row: PendingRow)] = []
+            var skipped = Set<Int>()
+            for row in entity.rows {
+                var usable = row
+                usable.values.removeAll(keepingCapacity: true)
+                var keptColumns = Set<Int>()
+                for change in row.values {
+                    let value = change.value.normalizedForSync
+                    if let column = columns[change.column], value.isNull || value.storageType == column.type {
+                        usable.values.append(ColumnChange(column: change.column, version: change.version, value: value))
+                    } else {
+                        keptColumns.insert(change.column)
+                        incomplete.insert(row.versions[change.version].site)
+                    }
+                }
+                if !keptColumns.isEmpty {
+                    skipped.formUnion(keptColumns)
+                    kept.append((row.key, PendingRow(row, names: names, keeping: keptColumns.contains)))
+                }
+                applicable.append(usable)
             }
+            summary.skippedColumns += skipped.sorted().map { "\(entity.name).\(names[$0])" }
+            if !kept.isEmpty { try keepPending(kept, entity: schema.name, in: tx) }
 
             // What this store has of these rows: their states and whether they are stored.
-            let keys = entity.rows.map(\.key)
+            let keys = applicable.map(\.key)
             let stored = try table.states(keys, in: store)
             let present = Set(try store.storedRows(of: schema, withKeys: keys).map { RowKey($0[0]) })
 
@@ -83,10 +106,7 @@ extension SyncEngine {
             // second merges into the first's outcome), then write each row once.
             var merged: [RowKey: (state: RowState, values: [String: Value])] = [:]
             var order: [RowKey] = []
-            for row in entity.rows {
-                for change in row.values where unknown.contains(change.column) {
-                    incomplete.insert(row.versions[change.version].site)
-                }
+            for row in applicable {
                 let rowKey = RowKey(row.key)
                 let previous =
                     try merged[rowKey].map(\.state) ?? stored[rowKey].map { try table.decode($0, sites: sites) }
@@ -171,6 +191,14 @@ extension SyncEngine {
         } else {
             inserts.append(row)
         }
+    }
+}
+
+extension Value {
+    /// The value as every driver stores it: a NaN is NULL (SQLite binds it so).
+    var normalizedForSync: Value {
+        if case .real(let number) = self, number.isNaN { return .null }
+        return self
     }
 }
 

@@ -97,4 +97,24 @@ struct RawSQLPipelineTests {
         // Reads are free.
         #expect(try store.rows("SELECT count(*) FROM AuditEntry").rows == [[.integer(1)]])
     }
+
+    @Test(
+        "a value of another storage class than its column's is refused the same way on every driver",
+        arguments: TestDriver.allCases)
+    func storageClassesChecked(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.prepare(OptionalTypes.self)
+        try store.write { tx in
+            #expect(throws: SharkError.self) { try tx.insertRow(["string": .integer(7)], into: "OptionalTypes") }
+            #expect(throws: SharkError.self) { try tx.insertRow(["int": .text("7")], into: "OptionalTypes") }
+            // An integer in a real column is that real; a NaN is NULL, as SQLite binds it.
+            let key = try tx.insertRow(["double": .integer(2), "float": .real(.nan)], into: "OptionalTypes")
+            let row = try #require(try store.fetchRows(of: "OptionalTypes").first { $0.key == key })
+            #expect(row["double"] == .real(2) && row["float"] == .null)
+            #expect(throws: SharkError.self) {
+                try tx.updateRow(withKey: key, in: "OptionalTypes", setting: ["data": .text("not a blob")])
+            }
+        }
+    }
 }
