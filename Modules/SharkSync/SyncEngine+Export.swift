@@ -18,20 +18,25 @@ extension SyncEngine {
     /// The log of an export, read from one snapshot.
     func changeLog(since peer: VersionVector, in snapshot: ReadTransaction) throws -> ChangeLog {
         let sites = SiteTable(try snapshot.fetch(SyncSiteRecord.query(in: store)))
-        // The rows to send, by entity: each row's state and which of its columns the peer lacks.
-        var pending: [String: [(key: Value, state: RowState, columns: [String])]] = [:]
+        // The rows to send, by entity: each row's state and which of its columns (positions
+        // among the non-key columns) the peer lacks.
+        var pending: [String: [(key: Value, state: RowState, columns: [Int])]] = [:]
         for (name, table) in tables {
             let columns = table.entity.columns.dropFirst().map(\.name)
+            let everyColumn = Array(columns.indices)  // shared by the rows written in one go
             for (key, data) in try table.allStates(in: store) {
                 let state = try table.decode(data, sites: sites)
+                let baseMissing = !peer.covers(site: state.base.site, sequence: state.base.sequence)
                 if !state.exists {
-                    if !peer.covers(site: state.base.site, sequence: state.base.sequence) {
-                        pending[name, default: []].append((key, state, []))
-                    }
+                    if baseMissing { pending[name, default: []].append((key, state, [])) }
                     continue
                 }
-                let missing = columns.filter { column in
-                    let version = state.version(of: column)
+                if state.overrides.isEmpty {
+                    if baseMissing { pending[name, default: []].append((key, state, everyColumn)) }
+                    continue
+                }
+                let missing = everyColumn.filter { column in
+                    let version = state.version(of: columns[column])
                     return !peer.covers(site: version.site, sequence: version.sequence)
                 }
                 if !missing.isEmpty { pending[name, default: []].append((key, state, missing)) }
@@ -44,7 +49,6 @@ extension SyncEngine {
             let columns = schema.columns.dropFirst().map {
                 ChangeLogColumn(name: $0.name, type: $0.type, previousNames: $0.previousNames ?? [])
             }
-            let position = Dictionary(uniqueKeysWithValues: schema.columns.enumerated().map { ($1.name, $0) })
             let live = rows.filter { $0.state.exists }.map(\.key)
             // The values: a scan of the whole entity when most of it goes, else by key.
             let values =
@@ -65,14 +69,15 @@ extension SyncEngine {
                 var changed: [ColumnChange] = []
                 changed.reserveCapacity(missing.count)
                 for column in missing {
-                    let version = state.version(of: column)
                     var index = 0
-                    if version != state.base {
-                        index = versions.firstIndex(of: version) ?? versions.count
-                        if index == versions.count { versions.append(version) }
+                    if !state.overrides.isEmpty {
+                        let version = state.version(of: columns[column].name)
+                        if version != state.base {
+                            index = versions.firstIndex(of: version) ?? versions.count
+                            if index == versions.count { versions.append(version) }
+                        }
                     }
-                    let stored = position[column]!
-                    changed.append(ColumnChange(column: stored - 1, version: index, value: values[stored]))
+                    changed.append(ColumnChange(column: column, version: index, value: values[column + 1]))
                 }
                 changes.append(
                     RowChange(key: key, causalLength: state.causalLength, versions: versions, values: changed))
