@@ -15,6 +15,19 @@ extension SyncEngine {
         return try ChangeLogWriter.write(log, key: key)
     }
 
+    /// ``exportChanges(since:key:)`` with the reads on one of the store's reader threads, so
+    /// that async code never blocks a thread of the cooperative pool.
+    ///
+    /// ```swift
+    /// let file = try await sync.exportChanges(since: peerVector)
+    /// ```
+    public func exportChanges(since peer: VersionVector = VersionVector(), key: ChangeLogKey? = nil) async throws
+        -> Data
+    {
+        let log = try await store.read { snapshot in try self.changeLog(since: peer, in: snapshot) }
+        return try ChangeLogWriter.write(log, key: key)
+    }
+
     /// The log of an export, read from one snapshot.
     func changeLog(since peer: VersionVector, in snapshot: ReadTransaction) throws -> ChangeLog {
         let sites = SiteTable(try snapshot.fetch(SyncSiteRecord.query(in: store)))

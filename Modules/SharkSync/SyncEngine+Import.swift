@@ -41,6 +41,22 @@ extension SyncEngine {
         return try store.write { tx in try apply(log, in: tx) }
     }
 
+    /// ``importChanges(from:key:limits:)`` with the writes on the store's writer thread, so
+    /// that async code never blocks a thread of the cooperative pool. The file is checked
+    /// before the writer is taken.
+    ///
+    /// ```swift
+    /// let summary = try await sync.importChanges(from: file)
+    /// ```
+    @discardableResult
+    public func importChanges(
+        from data: Data, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits()
+    ) async throws -> SyncImportSummary {
+        let log = try ChangeLogReader.read(data, key: key, limits: limits)
+        guard log.lineage == lineage else { throw SyncError.foreignLineage(expected: lineage, found: log.lineage) }
+        return try await store.write { tx in try self.apply(log, in: tx) }
+    }
+
     func apply(_ log: ChangeLog, in tx: WriteTransaction, takingEqual: Bool = false) throws -> SyncImportSummary {
         try tx.attributeChanges(to: .imported(log.source.uuidString))
         var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))

@@ -112,6 +112,11 @@ public final class SyncEngine: Sendable {
         SiteTable(try SyncSiteRecord.query(in: store).fetch()).vector
     }
 
+    /// ``versionVector()`` read on one of the store's reader threads.
+    public func versionVector() async throws -> VersionVector {
+        SiteTable(try await SyncSiteRecord.query(in: store).fetch()).vector
+    }
+
     private static func check(_ schema: EntitySchema) throws {
         guard schema.keyKind == .uuid || schema.keyKind == .string else {
             throw SyncError.unsupportedModel(

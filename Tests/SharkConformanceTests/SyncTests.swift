@@ -150,12 +150,12 @@ struct SyncTests {
         }
         try a.store.commit(SyncNote(title: "hello"))
         var events = b.store.events().makeAsyncIterator()
-        try b.importChanges(from: try a.exportChanges())
+        try await b.importChanges(from: try await a.exportChanges())
         let event = try #require(await events.next())
         #expect(event.origin == .imported(a.site.uuidString))
         #expect(event.entities.keys.sorted() == ["SyncNote"])  // no metadata entity
         // b captured nothing: its own vector entry did not move.
-        #expect(try b.versionVector()[b.site] == 0)
+        #expect(try await b.versionVector()[b.site] == 0)
     }
 
     @Test(
@@ -282,4 +282,22 @@ struct SyncTests {
         #expect(try syncedContents(store) == syncedContents(other.store))
         #expect(throws: SyncError.self) { try SyncEngine(recordedIn: try TestDriver.memory.makeStore()) }
     }
+
+    @Test("the async forms export and import on the store's threads", arguments: TestDriver.allCases)
+    func asyncForms(driver: TestDriver) async throws {
+        let a = try replica(driver, site: 1)
+        let b = try replica(.memory, site: 2)
+        defer {
+            a.store.close()
+            b.store.close()
+        }
+        try commit(SyncNote(title: "from an async context"), to: a.store)
+        let file = try await a.exportChanges(since: try await b.versionVector())
+        #expect(try await b.importChanges(from: file).rowsApplied == 1)
+        #expect(try await b.versionVector() == a.versionVector())
+        #expect(try syncedContents(b.store) == syncedContents(a.store))
+    }
 }
+
+/// A plain function, so that inside async tests the commit uses the synchronous API.
+private func commit<M: Model>(_ object: M, to store: Store) throws { try store.commit(object) }
