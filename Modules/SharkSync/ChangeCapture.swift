@@ -95,15 +95,28 @@ final class ChangeCapture: TransactionObserver {
 /// The rows of one entity a transaction touched: each once, in the order first touched, with
 /// its changes in order.
 private struct TouchedRows {
-    private var positions: [RowKey: Int] = [:]
+    /// Built on the first change that is not an insert: until then every key is new (a key
+    /// cannot be inserted twice without a removal between), so bulk inserts hash nothing.
+    private var positions: [RowKey: Int]?
     private(set) var keys: [Value] = []
     private(set) var changes: [[Change]] = []
 
     mutating func append(_ change: Change, key: Value) {
-        if let position = positions[RowKey(key)] {
+        if positions == nil {
+            guard change.operation != .insert else {
+                keys.append(key)
+                changes.append([change])
+                return
+            }
+            var built: [RowKey: Int] = [:]
+            built.reserveCapacity(keys.count + 1)
+            for (position, key) in keys.enumerated() { built[RowKey(key)] = position }
+            positions = built
+        }
+        if let position = positions![RowKey(key)] {
             changes[position].append(change)
         } else {
-            positions[RowKey(key)] = keys.count
+            positions![RowKey(key)] = keys.count
             keys.append(key)
             changes.append([change])
         }
