@@ -171,3 +171,12 @@ struct ByteReader {
         }
     }
 }
+
+extension Value {
+    /// The key's tagged encoding, as a change log writes it.
+    var encodedKey: [UInt8] {
+        var writer = ByteWriter()
+        writer.append(value: self)
+        return writer.bytes
+    }
+}

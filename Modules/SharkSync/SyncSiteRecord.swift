@@ -22,12 +22,3 @@ final class SyncSiteRecord {
         self.number = number
     }
 }
-
-extension Value {
-    /// The key's tagged encoding, as a change log writes it.
-    var encodedKey: [UInt8] {
-        var writer = ByteWriter()
-        writer.append(value: self)
-        return writer.bytes
-    }
-}
