@@ -87,7 +87,7 @@ final class ChangeCapture: TransactionObserver {
             try table.write(written, in: transaction)
         }
         localSite.seen = Int64(stamp.sequence)
-        localSite.clock = Int64(clock.last)
+        localSite.clock = Int64(clamping: clock.last)
         try transaction.commit(sites.records)
     }
 }

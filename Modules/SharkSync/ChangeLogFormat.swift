@@ -12,6 +12,8 @@ enum ChangeLogFormat {
     static let encryptedFlag: UInt16 = 1
     /// Rows per frame: frames stay small enough to check and inflate one at a time.
     static let rowsPerFrame = 4096
+    /// Bytes after which a frame takes no more rows: far below the readers' default limit.
+    static let bytesPerFrame = 4 << 20
     /// magic, version, flags, header length.
     static let preambleLength = 8 + 2 + 2 + 4
     /// magic, frame count, SHA-256.
@@ -59,8 +61,10 @@ public struct ChangeLogLimits: Sendable, Hashable {
 }
 
 /// A key that seals a change log (AES-GCM over each compressed frame), so a file can travel
-/// through storage you do not trust. Keep it as you would a password; a file sealed with it
-/// reveals neither its rows nor their number of columns without it.
+/// through storage you do not trust. Keep it as you would a password. Without it a sealed file
+/// reveals no value and no key of any row, and cannot be altered unnoticed; its header stays
+/// readable (the lineage, the site ids, the version vectors, the entity and column names and
+/// types, and the number of rows per entity).
 ///
 /// ```swift
 /// let key = ChangeLogKey.random()

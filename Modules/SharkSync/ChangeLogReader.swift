@@ -135,6 +135,9 @@ enum ChangeLogReader {
         var expectedRows: [Int] = []
         for _ in 0..<entityCount {
             let name = try reader.string()
+            guard !entities.contains(where: { $0.name == name }) else {
+                throw reader.corrupt("the entity \(name) is listed twice")
+            }
             guard let keyKind = KeyKind(rawValue: try reader.string()), keyKind != .autoIncrement else {
                 throw reader.corrupt("entity \(name) has a key kind sync does not use")
             }
@@ -171,7 +174,7 @@ private struct PartialLog {
         let entity = changeLog.entities[entityIndex]
         let rowCount = try reader.count(limit: expectedRows[entityIndex] - entity.rows.count)
         var rows: [RowChange] = []
-        rows.reserveCapacity(rowCount)
+        rows.reserveCapacity(min(rowCount, reader.remaining / 8))  // a row takes 8 bytes at least
         var previousTimestamp: UInt64 = 0
         for _ in 0..<rowCount {
             let key = try reader.value()
@@ -191,6 +194,9 @@ private struct PartialLog {
                     throw reader.corrupt("a version's causal length is beyond its row's")
                 }
                 previousTimestamp = previousTimestamp &+ UInt64(bitPattern: try reader.zigzag())
+                guard previousTimestamp <= HybridLogicalClock.maximum else {
+                    throw reader.corrupt("a timestamp is beyond the clock's range")
+                }
                 let number = try reader.count(limit: sites.count - 1)
                 versions.append(
                     ColumnVersion(

@@ -17,14 +17,15 @@ enum ChangeLogWriter {
         let siteList = sites.sorted(by: SiteOrder.precedes)
         let siteNumbers = Dictionary(uniqueKeysWithValues: siteList.enumerated().map { ($1, $0) })
 
-        // Frames first: the header counts them.
+        // Frames first: the header counts them. A frame ends at 4096 rows or once it holds
+        // 4 MiB, so that big rows still make frames any reader's limits accept.
         var frames: [[UInt8]] = []
         for (entityIndex, entity) in log.entities.enumerated() {
             var start = 0
             while start < entity.rows.count {
-                let end = min(start + ChangeLogFormat.rowsPerFrame, entity.rows.count)
-                frames.append(
-                    framePayload(entityIndex: entityIndex, rows: entity.rows[start..<end], siteNumbers: siteNumbers))
+                let (payload, end) = framePayload(
+                    entityIndex: entityIndex, rows: entity.rows[start...], siteNumbers: siteNumbers)
+                frames.append(payload)
                 start = end
             }
         }
@@ -83,8 +84,10 @@ enum ChangeLogWriter {
             } else {
                 stored = compressed
             }
-            file.append(uint32: UInt32(stored.count))
-            file.append(uint32: UInt32(payload.count))
+            guard let storedLength = UInt32(exactly: stored.count), let payloadLength = UInt32(exactly: payload.count)
+            else { throw .tooLarge("a row of \(payload.count) bytes does not fit a frame") }
+            file.append(uint32: storedLength)
+            file.append(uint32: payloadLength)
             file.append(uint32: Zlib.crc32(stored))
             file.append(stored)
         }
@@ -113,14 +116,20 @@ enum ChangeLogWriter {
     /// One frame's rows: the entity's number, the row count, then each row: key, causal
     /// length, versions (timestamps as differences from the previous one, which deflate
     /// well), values (column number, version number, tagged value).
+    /// The payload of the frame that starts at the first of `rows`, and where the next starts.
     private static func framePayload(entityIndex: Int, rows: ArraySlice<RowChange>, siteNumbers: [UUID: Int])
-        -> [UInt8]
+        -> (payload: [UInt8], end: Int)
     {
-        var writer = ByteWriter(capacity: rows.count * 32)
-        writer.append(varint: entityIndex)
-        writer.append(varint: rows.count)
+        var writer = ByteWriter(capacity: min(rows.count, ChangeLogFormat.rowsPerFrame) * 32)
         var previousTimestamp: UInt64 = 0
+        var end = rows.startIndex
         for row in rows {
+            if end - rows.startIndex == ChangeLogFormat.rowsPerFrame
+                || writer.bytes.count >= ChangeLogFormat.bytesPerFrame
+            {
+                break
+            }
+            end += 1
             writer.append(value: row.key)
             writer.append(varint: row.causalLength)
             writer.append(varint: row.versions.count)
@@ -138,6 +147,10 @@ enum ChangeLogWriter {
                 writer.append(value: value.value)
             }
         }
-        return writer.bytes
+        var payload = ByteWriter(capacity: writer.bytes.count + 8)
+        payload.append(varint: entityIndex)
+        payload.append(varint: end - rows.startIndex)
+        payload.append(writer.bytes)
+        return (payload.bytes, end)
     }
 }

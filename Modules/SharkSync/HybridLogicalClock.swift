@@ -9,7 +9,11 @@ struct HybridLogicalClock: Sendable {
     /// The last timestamp issued or received.
     private(set) var last: UInt64
 
-    init(last: UInt64 = 0) { self.last = last }
+    /// The latest timestamp a store keeps (its clock is stored as an `Int64`): year 6429.
+    /// Files with later ones are refused; the clock itself stops there rather than wrap.
+    static let maximum = UInt64(Int64.max)
+
+    init(last: UInt64 = 0) { self.last = min(last, Self.maximum) }
 
     static func timestamp(milliseconds: UInt64, counter: UInt16) -> UInt64 {
         (milliseconds & 0xFFFF_FFFF_FFFF) << 16 | UInt64(counter)
@@ -20,12 +24,12 @@ struct HybridLogicalClock: Sendable {
         let physical = Self.timestamp(milliseconds: now, counter: 0)
         // The counter rolls into the millisecond field when 65,536 changes share one: still
         // increasing, still ahead of the wall clock by at most a few milliseconds.
-        last = max(physical, last &+ 1)
+        last = min(max(physical, last &+ 1), Self.maximum)
         return last
     }
 
     /// Takes note of a timestamp received from another replica.
     mutating func receive(_ timestamp: UInt64) {
-        last = max(last, timestamp)
+        last = min(max(last, timestamp), Self.maximum)
     }
 }

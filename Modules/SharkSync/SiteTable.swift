@@ -23,6 +23,7 @@ struct SiteTable {
     }
 
     func site(number: Int) throws(SyncError) -> UUID {
+        if number == 0 { return RowMerge.unknown.site }
         guard let record = byNumber[number] else {
             throw .corrupt("the sync metadata names site number \(number), which this store does not know")
         }
@@ -34,6 +35,9 @@ struct SiteTable {
     /// The number of `site`, adding a record for a site not seen before (committed by the
     /// caller with the other records it changed).
     mutating func number(of site: UUID) -> Int {
+        // Number 0 is the nil site of versions nothing was received for (`RowMerge.unknown`):
+        // no record, and it never appears in a vector.
+        if site == RowMerge.unknown.site { return 0 }
         if let record = bySite[site] { return record.number }
         let record = SyncSiteRecord(id: site, number: (records.map(\.number).max() ?? 0) + 1)
         records.append(record)

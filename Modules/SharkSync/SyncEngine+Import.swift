@@ -84,9 +84,10 @@ extension SyncEngine {
             let names = entity.columns.map { Self.localName(of: $0, in: schema) ?? $0.name }
             let columns = names.map { name in schema.columns.dropFirst().first { $0.name == name } }
 
-            // Values this store cannot hold as they are, a column it does not have or one whose
-            // storage class differs here (a migration elsewhere retyped it), are kept for later;
-            // the rest of each row merges now.
+            // Values this store cannot hold as they are (a column it does not have, one whose
+            // storage class differs here, a NULL where it allows none: a migration elsewhere
+            // changed it) are kept for later, never converted (a converted value re-exported
+            // under its original version would make replicas disagree); the rest merges now.
             var applicable: [RowChange] = []
             applicable.reserveCapacity(entity.rows.count)
             var kept: [(key: Value, row: PendingRow)] = []
@@ -96,8 +97,7 @@ extension SyncEngine {
                 usable.values.removeAll(keepingCapacity: true)
                 var keptColumns = Set<Int>()
                 for change in row.values {
-                    let value = change.value.normalizedForSync
-                    if let column = columns[change.column], value.isNull || value.storageType == column.type {
+                    if let column = columns[change.column], let value = change.value.fitted(to: column) {
                         usable.values.append(ColumnChange(column: change.column, version: change.version, value: value))
                     } else {
                         keptColumns.insert(change.column)
@@ -197,9 +197,7 @@ extension SyncEngine {
         var columns = ColumnSet()
         for (name, value) in values {
             guard let index = schema.columnIndex(named: name) else { continue }
-            let column = schema.columns[index]
-            // NULL for a column a migration here made non-optional: its back-fill value.
-            row[index] = value.isNull && !column.isNullable ? column.backfillValue : value
+            row[index] = value
             columns.insert(Int32(index))
         }
         if present {
@@ -211,10 +209,20 @@ extension SyncEngine {
 }
 
 extension Value {
-    /// The value as every driver stores it: a NaN is NULL (SQLite binds it so).
-    var normalizedForSync: Value {
-        if case .real(let number) = self, number.isNaN { return .null }
-        return self
+    /// The value as `column` holds it, the same on every driver, or nil when it does not fit:
+    /// a NaN is NULL (SQLite binds it so), an integer in a real column is that real (as the
+    /// core's row calls store it), anything else must have the column's storage class, and
+    /// NULL needs an optional column.
+    func fitted(to column: ColumnSchema) -> Value? {
+        // Spelled out: `Value` is `ExpressibleByNilLiteral`, so a `nil` in a conditional
+        // expression here would be `Value.null`, not "does not fit".
+        let none: Value? = .none
+        switch (self, column.type) {
+        case (.real(let number), _) where number.isNaN: return column.isNullable ? .null : none
+        case (.null, _): return column.isNullable ? .null : none
+        case (.integer(let number), .real): return .real(Double(number))
+        default: return storageType == column.type ? self : none
+        }
     }
 }
 

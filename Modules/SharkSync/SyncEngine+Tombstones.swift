@@ -2,15 +2,16 @@ import Foundation
 import SharkORM
 
 extension SyncEngine {
-    /// Forgets the tombstones of removed rows that every replica has heard of, and returns how
-    /// many it forgot.
+    /// Forgets the removals every replica has heard of, and returns how many it forgot.
     ///
     /// A removed row leaves a tombstone (its key, causal length and the removal's version), so
     /// that a replica which still has the row learns of the removal, and an old update of the
     /// row arriving late cannot bring it back. Once the removal is covered by the version
-    /// vector of **every** replica of the lineage, none can send the row again, and the
-    /// tombstone can go. Pass the vectors of all of them: a replica left out that still has
-    /// the row would bring it back with its next file.
+    /// vector of **every** replica of the lineage, none needs to hear of it again: its version
+    /// is forgotten and it is never exported again. The key and its causal length stay (a few
+    /// bytes), so that a row inserted again under the same key (a `String` key, say) starts a
+    /// newer incarnation every replica accepts. Pass the vectors of all the replicas: one left
+    /// out that still has the row would keep it.
     ///
     /// ```swift
     /// let vectors = [try laptop.versionVector(), try phone.versionVector()]   // every peer
@@ -19,18 +20,26 @@ extension SyncEngine {
     @discardableResult
     public func forgetTombstones(seenBy peers: [VersionVector]) throws -> Int {
         try store.write { tx in
-            let sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
+            var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
             var forgotten = 0
             try tx.writingBookkeeping {
                 for table in tables.values {
+                    var compacted: [(key: Value, state: Data, isNew: Bool)] = []
                     for (key, data) in try table.allStates(in: store) {
                         let state = try table.decode(data, sites: sites)
-                        guard !state.exists,
+                        guard !state.exists, state.base.site != RowMerge.unknown.site,
                             peers.allSatisfy({ $0.covers(site: state.base.site, sequence: state.base.sequence) })
                         else { continue }
-                        try tx.deleteRow(withKey: key, schema: table.schema)
-                        forgotten += 1
+                        var forgottenVersion = RowMerge.unknown
+                        forgottenVersion.causalLength = state.causalLength
+                        compacted.append(
+                            (
+                                key, sites.encode(RowState(causalLength: state.causalLength, base: forgottenVersion)),
+                                false
+                            ))
                     }
+                    try table.write(compacted, in: tx)
+                    forgotten += compacted.count
                 }
             }
             return forgotten

@@ -57,7 +57,7 @@ public final class SyncEngine: Sendable {
         for model in models {
             let schema = try store.prepare(model)
             try Self.check(schema)
-            schemas.append(schema)
+            if !schemas.contains(where: { $0.name == schema.name }) { schemas.append(schema) }
         }
         try self.init(store: store, lineage: lineage, schemas: schemas, options: options)
     }
@@ -99,7 +99,12 @@ public final class SyncEngine: Sendable {
         self.tables = tables
         capture = ChangeCapture(tables: tables, site: site, now: options.now)
         store.addTransactionObserver(capture)
-        try applyPending()
+        do {
+            try applyPending()
+        } catch {
+            store.removeTransactionObserver(capture)
+            throw error
+        }
     }
 
     /// What this replica has seen, per site: send it to a peer, whose

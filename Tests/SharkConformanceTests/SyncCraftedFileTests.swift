@@ -34,7 +34,10 @@ struct SyncCraftedFileTests {
                         outcomes.append("shark error: \(error)")
                     }
                 }
-                #expect(Set(outcomes).count == 1, "round \(round): \(outcomes)")
+                #expect(
+                    Set(outcomes).count == 1,
+                    "round \(round): \(outcomes) \(log.entities.map { ($0.name, $0.keyKind, $0.rows.map { ($0.key, $0.causalLength, $0.values.map { ($0.column, $0.value) }) }) })"
+                )
             }
             let expected = try syncedContents(engines[0].store)
             for engine in engines.dropFirst() {
@@ -42,6 +45,48 @@ struct SyncCraftedFileTests {
                 #expect(contents == expected, "round \(round): \(Set(contents).symmetricDifference(expected).sorted())")
             }
         }
+    }
+
+    @Test("timestamps beyond the clock's range are refused; one at its end never traps a later commit")
+    func clockRange() throws {
+        let engine = try SyncEngine(
+            store: try TestDriver.memory.makeStore(), lineage: "crafted", models: [SyncNote.self])
+        defer { engine.store.close() }
+        func log(timestamp: UInt64) -> ChangeLog {
+            let site = UUID(uuidString: "00000000-0000-0000-0000-000000000077")!
+            let version = ColumnVersion(causalLength: 1, timestamp: timestamp, site: site, sequence: 1)
+            let row = RowChange(
+                key: .blob(Data(repeating: 7, count: 16)), causalLength: 1, versions: [version],
+                values: [ColumnChange(column: 0, version: 0, value: "far future")])
+            return ChangeLog(
+                fileID: UUID(), source: site, lineage: "crafted", since: VersionVector(), vector: VersionVector(),
+                entities: [
+                    ChangeLogEntity(
+                        name: "SyncNote", keyKind: .uuid, columns: [ChangeLogColumn(name: "title", type: .text)],
+                        rows: [row])
+                ])
+        }
+        #expect(throws: SyncError.self) {
+            try engine.importChanges(from: try ChangeLogWriter.write(log(timestamp: .max), key: nil))
+        }
+        try engine.importChanges(from: try ChangeLogWriter.write(log(timestamp: HybridLogicalClock.maximum), key: nil))
+        try engine.store.commit(SyncNote(title: "after the end of time"))  // the clock saturates
+        #expect(try SyncNote.query(in: engine.store).count() == 2)
+    }
+
+    @Test("rows too big for one frame each make frames any default reader accepts")
+    func bigRows() throws {
+        let a = try SyncEngine(store: try TestDriver.sqlite.makeStore(), lineage: "big", models: [SyncNote.self])
+        let b = try SyncEngine(store: try TestDriver.memory.makeStore(), lineage: "big", models: [SyncNote.self])
+        defer {
+            a.store.close()
+            b.store.close()
+        }
+        let body = String(repeating: "a long body ", count: 300_000)  // 3.6 MB, deflates well
+        try a.store.commit((0..<3).map { SyncNote(title: "big \($0)", body: body + "\($0)") })
+        let file = try a.exportChanges()
+        #expect(try b.importChanges(from: file).rowsApplied == 3)
+        #expect(try syncedContents(b.store) == syncedContents(a.store))
     }
 
     private static func randomValue(_ random: inout SeededGenerator) -> Value {
