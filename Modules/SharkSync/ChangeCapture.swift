@@ -22,7 +22,9 @@ final class ChangeCapture: TransactionObserver {
 
     /// Raw SQL can report no row states: it may not write synced entities or the metadata.
     var protectedEntities: Set<String> {
-        synced.union(tables.values.map(\.schema.name)).union([SyncEngine.siteEntity, SyncEngine.pendingEntity])
+        synced.union(tables.values.map(\.schema.name)).union([
+            SyncEngine.siteEntity, SyncEngine.pendingEntity, SyncEngine.stateColumnsEntity,
+        ])
     }
 
     func transactionWillCommit(_ changes: [Change], in transaction: WriteTransaction) throws {

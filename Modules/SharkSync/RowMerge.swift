@@ -75,13 +75,11 @@ enum RowMerge {
 
     /// Folds overrides back into the base where they say the same: the smallest state.
     private static func normalize(_ state: inout RowState, columns: Set<String>) {
-        if state.overrides.count == columns.count, let first = state.overrides.first?.value,
-            state.overrides.values.allSatisfy({ $0 == first })
-        {
+        if let first = state.overrides.first?.value, columns.allSatisfy({ state.overrides[$0] == first }) {
             state.base = first
             state.overrides = [:]
             return
         }
-        state.overrides = state.overrides.filter { $0.value != state.base }
+        state.overrides = state.overrides.filter { $0.value != state.base && columns.contains($0.key) }
     }
 }

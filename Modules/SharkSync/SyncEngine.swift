@@ -91,6 +91,7 @@ public final class SyncEngine: Sendable {
         for table in tables.values { try store.prepareInternal(table.schema) }
         try store.prepare(SyncSiteRecord.self)
         try store.prepare(SyncPendingRecord.self)
+        try store.prepare(SyncStateColumnsRecord.self)
         let site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
         self.store = store
         self.lineage = lineage
@@ -100,6 +101,7 @@ public final class SyncEngine: Sendable {
         capture = ChangeCapture(tables: tables, site: site, now: options.now)
         store.addTransactionObserver(capture)
         do {
+            try catchUpStateColumns()
             try applyPending()
         } catch {
             store.removeTransactionObserver(capture)

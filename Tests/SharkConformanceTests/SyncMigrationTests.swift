@@ -57,4 +57,43 @@ struct SyncMigrationTests {
         #expect(try newer.store.find(SyncDocV2.self, id: id)?.title == "from the old app")
         #expect(try newer.versionVector()[older.site] == 1)
     }
+
+    @Test(
+        "a column added by a migration takes the values replicas wrote for it, whatever the row's later writes",
+        arguments: TestDriver.allCases.filter(\.isPersistent))
+    func addedColumnAfterLaterWrites(driver: TestDriver) throws {
+        let newer = try SyncEngine(
+            store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self])
+        defer { newer.store.close() }
+        let id = UUID.v7()
+        let doc = SyncDocV2(id: id, title: "plan", tags: "")
+        try newer.store.commit(doc)
+
+        let path = TemporaryPath()
+        defer { path.cleanUp() }
+        do {
+            let store = try driver.openFile(path.path)
+            defer { store.close() }
+            let older = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV1.self])
+            try older.importChanges(from: try newer.exportChanges())
+            // The newer replica tags the document; then the older one, later, rewrites every
+            // column it knows (its base version now postdates the tag).
+            doc.tags = "work"
+            try newer.store.commit(doc)
+            let old = try #require(try store.find(SyncDocV1.self, id: id))
+            old.heading = "plan, revised"
+            try store.commit(old)
+            try older.importChanges(from: try newer.exportChanges(since: try older.versionVector()))
+            try newer.importChanges(from: try older.exportChanges(since: try newer.versionVector()))
+        }
+        let store = try driver.openFile(path.path)
+        defer { store.close() }
+        let migrated = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV2.self])
+        try newer.importChanges(from: try migrated.exportChanges(since: try newer.versionVector()))
+        try migrated.importChanges(from: try newer.exportChanges(since: try migrated.versionVector()))
+        let here = try #require(try store.find(SyncDocV2.self, id: id))
+        let there = try #require(try newer.store.find(SyncDocV2.self, id: id))
+        #expect(here.tags == "work" && there.tags == "work")
+        #expect(here.title == "plan, revised" && there.title == "plan, revised")
+    }
 }

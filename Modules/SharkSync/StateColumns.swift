@@ -1,0 +1,66 @@
+import Foundation
+import SharkORM
+
+/// The columns the row states of one synced entity were written with. A state's base
+/// version covers every column the entity had then; a column a migration adds later was not
+/// covered (its value here is only the back-fill), so when the engine opens and finds new
+/// columns, it gives them, in every live state, the version of nothing received: any value a
+/// replica wrote for them wins, and values kept for them while they did not exist apply.
+@Model(entity: "SharkSyncColumns")
+final class SyncStateColumnsRecord {
+    /// The entity's name.
+    var id: String
+    /// Its non-key column names, separated by U+001F.
+    var columns: String = ""
+
+    init(id: String) { self.id = id }
+}
+
+extension SyncEngine {
+    static let stateColumnsEntity = "SharkSyncColumns"
+
+    /// Brings the row states of every synced entity in step with its columns (see
+    /// ``SyncStateColumnsRecord``), in one transaction.
+    func catchUpStateColumns() throws {
+        try store.write { tx in
+            var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
+            var records: [SyncStateColumnsRecord] = []
+            for (name, table) in tables.sorted(by: { $0.key < $1.key }) {
+                let current = table.entity.columns.dropFirst().map(\.name)
+                let joined = current.joined(separator: "\u{1F}")
+                let record = try tx.find(SyncStateColumnsRecord.self, id: name)
+                defer {
+                    if record?.columns != joined {
+                        let written = record ?? SyncStateColumnsRecord(id: name)
+                        written.columns = joined
+                        records.append(written)
+                    }
+                }
+                // A new entity's states (none yet) or unchanged columns: nothing to do.
+                guard let record, record.columns != joined else { continue }
+                let before = Set(record.columns.split(separator: "\u{1F}").map(String.init))
+                let added = current.filter { !before.contains($0) && !table.isRenamed($0, from: before) }
+                guard !added.isEmpty else { continue }
+                var updated: [(key: Value, state: Data, isNew: Bool)] = []
+                for (key, data) in try table.allStates(in: store) {
+                    var state = try table.decode(data, sites: sites)
+                    guard state.exists else { continue }
+                    for column in added where state.overrides[column] == nil {
+                        state.overrides[column] = RowMerge.unknown
+                    }
+                    updated.append((key, sites.encode(state), false))
+                }
+                try tx.writingBookkeeping { try table.write(updated, in: tx) }
+            }
+            try tx.writingBookkeeping { try tx.commit(records) }
+        }
+    }
+}
+
+extension RowStateTable {
+    /// Whether `column` is one of `before` under a new name (`@Renamed(from:)`).
+    func isRenamed(_ column: String, from before: Set<String>) -> Bool {
+        let previous = entity.columns.first { $0.name == column }?.previousNames ?? []
+        return previous.contains(where: before.contains)
+    }
+}
