@@ -77,9 +77,16 @@ struct MemoryTable {
     var rows: TreeDictionary<RowKey, Row> = [:]
     var ordered = SortedList<KeyedRow>()
     var indexes: [MemoryIndex] = []
+    /// The columns SQLite's table declares NOT NULL (see `SchemaMigrator`): the key, and every
+    /// non-optional column but reals (a NaN is stored as NULL, so real columns allow it).
+    private let requiredColumns: [Int]
 
     init(schema: EntitySchema) {
         self.schema = schema
+        requiredColumns = schema.columns.indices.filter { position in
+            let column = schema.columns[position]
+            return position == 0 || (!column.isNullable && column.type != .real)
+        }
         indexes = schema.indexes.map { index in
             MemoryIndex(schema: index, columns: index.columns.compactMap { schema.columnIndex(named: $0) })
         }
@@ -97,6 +104,7 @@ struct MemoryTable {
 
     /// Adds a row, enforcing the key and unique indexes first so a refusal changes nothing.
     mutating func insert(_ row: Row) throws {
+        try checkRequired(row)
         let key = RowKey(value: row[0])
         try checkUnique(row, ignoring: nil)
         if let existing = rows.updateValue(row, forKey: key) {
@@ -109,6 +117,7 @@ struct MemoryTable {
 
     /// Replaces the row with the same key. The unique indexes are checked first.
     mutating func replace(_ old: Row, with new: Row) throws {
+        try checkRequired(new)
         try checkUnique(new, ignoring: old[0])
         rows[RowKey(value: new[0])] = new
         ordered.replace(KeyedRow(key: new[0], row: new))
@@ -121,6 +130,15 @@ struct MemoryTable {
             } else {
                 indexes[index].entries.replace(after)  // same place, new row
             }
+        }
+    }
+
+    /// Refuses NULL where the SQLite table would: the same constraint, the same message.
+    private func checkRequired(_ row: Row) throws {
+        for position in requiredColumns where row[position].isNull {
+            throw SharkError.constraintViolation(
+                entity: schema.name,
+                message: "NOT NULL constraint failed: \(schema.name).\(schema.columns[position].name)")
         }
     }
 

@@ -117,4 +117,25 @@ struct RawSQLPipelineTests {
             }
         }
     }
+
+    @Test(
+        "NULL in a required column is refused by every driver, even below the row calls' checks",
+        arguments: TestDriver.allCases)
+    func requiredColumns(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let schema = try store.prepare(Setting.self)
+        #expect(throws: SharkError.self) {
+            try store.write { tx in try tx.insertRows([[.text("theme"), .null]], schema: schema) }
+        }
+        try store.write { tx in try tx.insertRows([[.text("theme"), .text("dark")]], schema: schema) }
+        var value = ColumnSet()
+        value.insert(1)
+        #expect(throws: SharkError.self) {
+            try store.write { tx in
+                try tx.updateRow(withKey: .text("theme"), row: [.text("theme"), .null], columns: value, schema: schema)
+            }
+        }
+        #expect(try store.fetchRows(of: "settings").map(\.values) == [[.text("theme"), .text("dark")]])
+    }
 }
