@@ -161,3 +161,29 @@ public struct IndexSchema: Sendable, Hashable, Codable {
         return "shark_" + kind + parts.map { ":\($0.utf8.count):\($0)" }.joined()
     }
 }
+
+extension ColumnSchema {
+    /// `value` as this column holds it on every driver alike, or nil when it does not fit:
+    /// a NaN is NULL (SQLite binds it so), an integer in a real column is that real, NULL
+    /// needs an optional column, anything else must have the column's storage class. The row
+    /// calls refuse what does not fit; a sync import keeps it for later.
+    package func fitting(_ value: Value) -> Value? {
+        // Spelled out: `Value` is `ExpressibleByNilLiteral`, so a `nil` in a conditional
+        // expression here would be `Value.null`, not "does not fit".
+        let none: Value? = .none
+        switch (value, type) {
+        case (.real(let number), _) where number.isNaN: return isNullable ? .null : none
+        case (.null, _): return isNullable ? .null : none
+        case (.integer(let number), .real): return .real(Double(number))
+        default: return value.storageType == type ? value : none
+        }
+    }
+}
+
+extension Value {
+    /// Whether this is a real NaN.
+    package var isNaN: Bool {
+        if case .real(let number) = self { return number.isNaN }
+        return false
+    }
+}

@@ -74,14 +74,7 @@ extension Store {
         query.limit = limit.map { max(0, $0) }
         query.offset = offset.map { max(0, $0) }
         let names = schema.columns.map(\.name)
-        var rows: [StoredRow] = []
-        try withReader { connection in
-            try connection.read(.query(query), schema: schema) { row in
-                let values = (0..<Int32(names.count)).map { row.value(at: $0) }
-                rows.append(StoredRow(entity: schema.name, columns: names, values: values))
-            }
-        }
-        return rows
+        return try fetchRows(query, schema: schema).map { StoredRow(entity: schema.name, columns: names, values: $0) }
     }
 }
 
@@ -149,23 +142,14 @@ extension WriteTransaction {
                 throw SharkError.invalidQuery("\(schema.name) has no column \(name)")
             }
             let column = schema.columns[index]
-            var value = value
-            // As every driver stores them: a NaN is NULL (SQLite binds it so), an integer in a
-            // real column is that real; any other storage class than the column's is refused,
-            // so that no driver converts it its own way.
-            switch (value, column.type) {
-            case (.real(let number), _) where number.isNaN: value = .null
-            case (.integer(let number), .real): value = .real(Double(number))
-            default: break
-            }
-            if value.isNull && !column.isNullable {
+            guard let fitted = column.fitting(value) else {
+                if let type = value.storageType, type != column.type, !(value.isNaN) {
+                    throw SharkError.invalidValue(
+                        "\(schema.name).\(name) holds \(column.type.rawValue) values, not \(type.rawValue)")
+                }
                 throw SharkError.invalidValue("\(schema.name).\(name) cannot be NULL")
             }
-            if let type = value.storageType, type != column.type {
-                throw SharkError.invalidValue(
-                    "\(schema.name).\(name) holds \(column.type.rawValue) values, not \(type.rawValue)")
-            }
-            row[index] = value
+            row[index] = fitted
         }
     }
 }

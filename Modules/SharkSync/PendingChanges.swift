@@ -156,7 +156,7 @@ extension SyncEngine {
                 for (record, key, row) in rows {
                     // What still does not fit (a column not here, or of another storage class) stays kept.
                     func fits(_ column: String, _ value: Value) -> Bool {
-                        schema.columns.dropFirst().contains { $0.name == column && value.fitted(to: $0) != nil }
+                        schema.columns.dropFirst().contains { $0.name == column && $0.fitting(value) != nil }
                     }
                     var applicable = row
                     applicable.values = row.values.filter { fits($0.key, $0.value.value) }

@@ -2,6 +2,11 @@ import Foundation
 import SharkORM
 
 /// What an import did.
+///
+/// ```swift
+/// let summary = try sync.importChanges(from: file)
+/// print(summary.rowsApplied, summary.rowsUnchanged, summary.skippedColumns)
+/// ```
 public struct SyncImportSummary: Sendable, Hashable {
     /// Rows whose state changed here: inserted, updated, removed, or only their versions.
     public var rowsApplied = 0
@@ -36,8 +41,7 @@ extension SyncEngine {
         guard !store.isInTransaction else {
             throw SyncError.misuse("import a change log outside of any transaction of the store: it is one itself")
         }
-        let log = try ChangeLogReader.read(data, key: key, limits: limits)
-        guard log.lineage == lineage else { throw SyncError.foreignLineage(expected: lineage, found: log.lineage) }
+        let log = try checkedLog(data, key: key, limits: limits)
         return try store.write { tx in try apply(log, in: tx) }
     }
 
@@ -52,9 +56,15 @@ extension SyncEngine {
     public func importChanges(
         from data: Data, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits()
     ) async throws -> SyncImportSummary {
+        let log = try checkedLog(data, key: key, limits: limits)
+        return try await store.write { tx in try self.apply(log, in: tx) }
+    }
+
+    /// The file read and checked whole, and of this store's lineage.
+    private func checkedLog(_ data: Data, key: ChangeLogKey?, limits: ChangeLogLimits) throws -> ChangeLog {
         let log = try ChangeLogReader.read(data, key: key, limits: limits)
         guard log.lineage == lineage else { throw SyncError.foreignLineage(expected: lineage, found: log.lineage) }
-        return try await store.write { tx in try self.apply(log, in: tx) }
+        return log
     }
 
     func apply(_ log: ChangeLog, in tx: WriteTransaction, takingEqual: Bool = false) throws -> SyncImportSummary {
@@ -97,7 +107,7 @@ extension SyncEngine {
                 usable.values.removeAll(keepingCapacity: true)
                 var keptColumns = Set<Int>()
                 for change in row.values {
-                    if let column = columns[change.column], let value = change.value.fitted(to: column) {
+                    if let column = columns[change.column], let value = column.fitting(change.value) {
                         usable.values.append(ColumnChange(column: change.column, version: change.version, value: value))
                     } else {
                         keptColumns.insert(change.column)
@@ -204,24 +214,6 @@ extension SyncEngine {
             try tx.updateRow(withKey: key, row: row, columns: columns, schema: schema)
         } else {
             inserts.append(row)
-        }
-    }
-}
-
-extension Value {
-    /// The value as `column` holds it, the same on every driver, or nil when it does not fit:
-    /// a NaN is NULL (SQLite binds it so), an integer in a real column is that real (as the
-    /// core's row calls store it), anything else must have the column's storage class, and
-    /// NULL needs an optional column.
-    func fitted(to column: ColumnSchema) -> Value? {
-        // Spelled out: `Value` is `ExpressibleByNilLiteral`, so a `nil` in a conditional
-        // expression here would be `Value.null`, not "does not fit".
-        let none: Value? = .none
-        switch (self, column.type) {
-        case (.real(let number), _) where number.isNaN: return column.isNullable ? .null : none
-        case (.null, _): return column.isNullable ? .null : none
-        case (.integer(let number), .real): return .real(Double(number))
-        default: return storageType == column.type ? self : none
         }
     }
 }

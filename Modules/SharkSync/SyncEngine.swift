@@ -120,6 +120,10 @@ public final class SyncEngine: Sendable {
     }
 
     /// ``versionVector()`` read on one of the store's reader threads.
+    ///
+    /// ```swift
+    /// let mine = try await sync.versionVector()
+    /// ```
     public func versionVector() async throws -> VersionVector {
         SiteTable(try await SyncSiteRecord.query(in: store).fetch()).vector
     }

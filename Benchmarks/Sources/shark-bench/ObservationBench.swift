@@ -1,10 +1,7 @@
 import Dispatch
 import Foundation
 import Histogram
-import SharkMemory
 import SharkORM
-import SharkSQLCipher
-import SharkSQLite
 import Synchronization
 
 /// An event of O: a kind (indexed), an amount (indexed), and a team (a relationship).
@@ -81,27 +78,11 @@ enum ObservationBench {
         return try box.withLock { $0! }.get()
     }
 
-    private static func open(_ kind: BackendKind, directory: String) throws -> (Store, () -> Void) {
-        let path = directory + "/shark-bench-observation-\(UUID().uuidString).sqlite"
-        let cleanup = {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
-        switch kind {
-        case .sharkSQLite: return (try Store(.sqlite(path: path)), cleanup)
-        case .sharkSQLCipher: return (try Store(.sqlcipher(path: path, key: .passphrase("bench"))), cleanup)
-        case .sharkMemory: return (try Store(.memory), {})
-        default: throw BenchError.wrongResult("O runs on the SharkORM drivers only, not \(kind.rawValue)")
-        }
-    }
-
     private static func measure(
         _ kind: BackendKind, commits: Int, batch: Int, directory: String, observed: Bool
     ) async throws -> (time: Duration, latencies: Histogram<UInt64>, deliveries: Int) {
-        let (store, cleanup) = try open(kind, directory: directory)
-        defer {
-            store.close()
-            cleanup()
-        }
+        let (store, dispose) = try SharkStoreRuns.open(kind, directory: directory, workload: "observation")
+        defer { dispose() }
         try store.commit((0..<100).map { Team10(name: "team \($0)") })
         _ = try store.prepare(Event10.self)
         // When each commit finished, by commit number, for the latencies.

@@ -101,20 +101,10 @@ struct SharkBench: ParsableCommand {
 extension SharkBench {
     /// O, `runs` times per backend, backends alternated; medians, and the latencies of all runs.
     func runObservation(directory: String) throws {
-        let kinds = backends.filter { [.sharkSQLite, .sharkSQLCipher, .sharkMemory].contains($0) }
-        var results: [BackendKind: [ObservationBench.Result]] = [:]
-        for run in 0..<runs {
-            for kind in kinds {
-                FileHandle.standardError.write(Data("O: run \(run + 1)/\(runs), \(kind.rawValue)\n".utf8))
-                results[kind, default: []].append(
-                    try ObservationBench.run(kind, commits: commits, batch: batch, directory: directory))
-            }
+        let (kinds, results) = try SharkStoreRuns.alternating(backends, runs: runs, label: "O") { kind in
+            try ObservationBench.run(kind, commits: commits, batch: batch, directory: directory)
         }
-        #if DEBUG
-            let build = "debug build: measure a release build"
-        #else
-            let build = "release build"
-        #endif
+        let build = SharkStoreRuns.buildDescription
         print(
             "O: \(commits) commits of \(batch) inserted objects, without and with 10 live queries observing; "
                 + "median of \(runs) runs (\(build))\n")

@@ -1,8 +1,5 @@
 import Foundation
-import SharkMemory
 import SharkORM
-import SharkSQLCipher
-import SharkSQLite
 import SharkSync
 
 /// A small synced row: a UUID key, a short string, two integers.
@@ -48,12 +45,12 @@ enum SyncBench {
             return ContinuousClock.now - start
         }
 
-        let (plain, closePlain) = try open(kind, directory: directory)
+        let (plain, closePlain) = try SharkStoreRuns.open(kind, directory: directory, workload: "sync")
         defer { closePlain() }
         try plain.prepare(SyncRow4.self)
         let plainInsert = try insert(rows(), into: plain)
 
-        let (synced, closeSynced) = try open(kind, directory: directory)
+        let (synced, closeSynced) = try SharkStoreRuns.open(kind, directory: directory, workload: "sync")
         defer { closeSynced() }
         let sender = try SyncEngine(store: synced, lineage: "bench", models: [SyncRow4.self])
         let syncedInsert = try insert(rows(), into: synced)
@@ -62,7 +59,7 @@ enum SyncBench {
         let file = try sender.exportChanges()
         let export = ContinuousClock.now - start
 
-        let (receiving, closeReceiving) = try open(kind, directory: directory)
+        let (receiving, closeReceiving) = try SharkStoreRuns.open(kind, directory: directory, workload: "sync")
         defer { closeReceiving() }
         let receiver = try SyncEngine(store: receiving, lineage: "bench", models: [SyncRow4.self])
         start = ContinuousClock.now
@@ -75,42 +72,15 @@ enum SyncBench {
             plainInsert: plainInsert, syncedInsert: syncedInsert, export: export, fileBytes: file.count,
             importTime: importTime)
     }
-
-    private static func open(_ kind: BackendKind, directory: String) throws -> (Store, () -> Void) {
-        let path = directory + "/shark-bench-sync-\(UUID().uuidString).sqlite"
-        let store: Store
-        switch kind {
-        case .sharkSQLite: store = try Store(.sqlite(path: path))
-        case .sharkSQLCipher: store = try Store(.sqlcipher(path: path, key: .passphrase("bench")))
-        case .sharkMemory: store = try Store(.memory)
-        default: throw BenchError.wrongResult("S runs on the SharkORM drivers only, not \(kind.rawValue)")
-        }
-        return (
-            store,
-            {
-                store.close()
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            }
-        )
-    }
 }
 
 extension SharkBench {
     /// S, `runs` times per backend, backends alternated; medians with their spread.
     func runSync(directory: String) throws {
-        let kinds = backends.filter { [.sharkSQLite, .sharkSQLCipher, .sharkMemory].contains($0) }
-        var results: [BackendKind: [SyncBench.Result]] = [:]
-        for run in 0..<runs {
-            for kind in kinds {
-                FileHandle.standardError.write(Data("S: run \(run + 1)/\(runs), \(kind.rawValue)\n".utf8))
-                results[kind, default: []].append(try SyncBench.run(kind, changes: rows, directory: directory))
-            }
+        let (kinds, results) = try SharkStoreRuns.alternating(backends, runs: runs, label: "S") { kind in
+            try SyncBench.run(kind, changes: rows, directory: directory)
         }
-        #if DEBUG
-            let build = "debug build: measure a release build"
-        #else
-            let build = "release build"
-        #endif
+        let build = SharkStoreRuns.buildDescription
         print(
             "S: \(rows) inserted rows (UUID key, a short string, two integers) in commits of \(SyncBench.commitSize); "
                 + "median of \(runs) runs (\(build))\n")
