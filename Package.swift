@@ -15,12 +15,14 @@ let package = Package(
         // loader. (The Swift driver API is `@_spi(SharkDriver)` in SharkORM.)
         .library(name: "SharkCSQLite", targets: ["CSQLite"]),
         .executable(name: "shark-tour", targets: ["SharkTour"]),
+        .executable(name: "shark", targets: ["shark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // The backend-agnostic core: models, schema, values, queries, the Store and the Driver protocol.
@@ -105,6 +107,15 @@ let package = Package(
             dependencies: ["SharkORM", "SharkSQLite", "SharkMemory", "SharkSync"],
             path: "Examples/SharkTour"
         ),
+        // The `shark` command line: database files and change logs without the app's model types.
+        .executableTarget(
+            name: "shark",
+            dependencies: [
+                "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/shark"
+        ),
         .testTarget(
             name: "SharkMacrosTests",
             dependencies: [
@@ -126,6 +137,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/SharkConformanceTests"
+        ),
+        // Runs the `shark` executable as a subprocess against real files.
+        .testTarget(
+            name: "SharkCommandLineTests",
+            dependencies: ["shark", "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync"],
+            path: "Tests/SharkCommandLineTests"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -24,6 +24,12 @@
     func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T
     /// Closes every connection. Further use fails with ``SharkError/closed``.
     func close()
+    /// Whether the storage was opened read-only, so every write fails. False by default.
+    var isReadOnly: Bool { get }
+}
+
+@_spi(SharkDriver) extension Driver {
+    public var isReadOnly: Bool { false }
 }
 
 /// One connection to a driver's storage. Not thread-safe: a store uses each from one thread

@@ -68,6 +68,21 @@ public struct PredicateParser: Sendable {
         return node.expression
     }
 
+    /// The predicate `text`, with arguments typed as text (on a command line, say), each
+    /// read as the type of the property it is compared with: `"30"` is the integer 30 for
+    /// `age`, a UUID's text is its 16 bytes for a UUID property, `"2024-05-01"` or an ISO 8601
+    /// date and time is a date, `"true"` a Bool, hexadecimal digits a blob. An argument that
+    /// is not compared with a property (`age + ? > 40`) is an integer or a real when it reads
+    /// as one, text otherwise. Text that does not read as its property's type is
+    /// ``SharkError/malformedPredicate(_:)``.
+    ///
+    /// ```swift
+    /// let grown = try parser.predicate("age > ? AND id != ?", textArguments: ["17", "3F2504E0-4F89-11D3-9A0C-0305E82C3301"])
+    /// ```
+    public func predicate(_ text: String, textArguments: [String]) throws(SharkError) -> QueryExpression {
+        try predicate(text, arguments: textArguments.map(TextArgument.init))
+    }
+
     /// The orderings in `text`: comma-separated properties or expressions, each optionally
     /// followed by `ASC` or `DESC`.
     ///
@@ -102,12 +117,19 @@ private struct Parse {
         var expression: QueryExpression
         var depth: Int
         var offset: Int
+        /// The property this node reads, when it is one (a column or the end of a path).
+        var column: ColumnSchema? = nil
+        /// The text of an argument given as text, still to be read as the type of the
+        /// property it is compared with.
+        var argumentText: String? = nil
     }
 
     /// An argument, converted to a stored value when its placeholder is reached.
     enum Argument {
         case value(Value)
         case list([Value])
+        /// Given as text, typed by what it is compared with (see `TextArgument`).
+        case text(String)
     }
 
     let text: String
@@ -274,15 +296,16 @@ private struct Parse {
             let pattern = try additive()
             result = try node(.like(lhs.expression, pattern.expression), over: [lhs, pattern], offset: lhs.offset)
         } else if acceptKeyword("BETWEEN") {
-            let lower = decimal(try additive(), comparedWith: lhs)
+            let lower = decimal(try typed(try additive(), comparedWith: lhs), comparedWith: lhs)
             try expectKeyword("AND", "AND and the upper bound of BETWEEN")
-            let upper = decimal(try additive(), comparedWith: lhs)
+            let upper = decimal(try typed(try additive(), comparedWith: lhs), comparedWith: lhs)
             result = try node(
                 .between(lhs.expression, lower.expression, upper.expression), over: [lhs, lower, upper],
                 offset: lhs.offset)
         } else if acceptKeyword("IN") {
-            let values = try valueList().map {
-                decimal(Node(expression: .value($0), depth: 1, offset: 0), comparedWith: lhs)
+            var values: [Node] = []
+            for item in try valueList() {
+                values.append(decimal(try typed(item, comparedWith: lhs), comparedWith: lhs))
             }
             let list = values.compactMap { node -> Value? in
                 if case .value(let value) = node.expression { return value }
@@ -323,8 +346,8 @@ private struct Parse {
 
     /// `lhs op rhs`, with `= NULL` read as `IS NULL` and `!= NULL` as `IS NOT NULL`.
     private func compare(_ lhs: Node, _ op: ComparisonOperator, _ rhs: Node) throws(SharkError) -> Node {
-        let lhs = decimal(lhs, comparedWith: rhs)
-        let rhs = decimal(rhs, comparedWith: lhs)
+        let lhs = decimal(try typed(lhs, comparedWith: rhs), comparedWith: rhs)
+        let rhs = decimal(try typed(rhs, comparedWith: lhs), comparedWith: lhs)
         func isNull(_ node: Node) -> Bool { node.expression == .value(.null) }
         if op == .equal || op == .notEqual, isNull(lhs) || isNull(rhs) {
             let subject = isNull(rhs) ? lhs : rhs
@@ -336,10 +359,10 @@ private struct Parse {
 
     /// The values after `IN`: `(v, …)` of literals and arguments (array arguments spread),
     /// or one array argument without parentheses.
-    private mutating func valueList() throws(SharkError) -> [Value] {
+    private mutating func valueList() throws(SharkError) -> [Node] {
         if case .placeholder = current.kind { return try placeholderValues() }
         try expectSymbol("(", "( or an array argument after IN")
-        var values: [Value] = []
+        var values: [Node] = []
         if acceptSymbol(")") { return values }
         repeat {
             if case .placeholder = current.kind {
@@ -347,22 +370,45 @@ private struct Parse {
                 continue
             }
             let item = try unary()
-            guard case .value(let value) = item.expression else {
+            guard case .value = item.expression else {
                 throw failure(
                     "a literal or an argument in the IN list", found: "an expression", offset: item.offset)
             }
-            values.append(value)
+            values.append(item)
         } while acceptSymbol(",")
         try expectSymbol(")", "',' or ')' to close the IN list")
         return values
     }
 
     /// The values of the argument at the current placeholder: one, or an array's elements.
-    private mutating func placeholderValues() throws(SharkError) -> [Value] {
+    private mutating func placeholderValues() throws(SharkError) -> [Node] {
+        let offset = current.offset
         switch try argument() {
-        case .value(let value): return [value]
-        case .list(let values): return values
+        case .value(let value): return [Node(expression: .value(value), depth: 1, offset: offset)]
+        case .list(let values): return values.map { Node(expression: .value($0), depth: 1, offset: offset) }
+        case .text(let text): return [Self.textArgumentNode(text, offset: offset)]
         }
+    }
+
+    /// An argument given as text, as a value of its own until it meets a property.
+    private static func textArgumentNode(_ text: String, offset: Int) -> Node {
+        Node(
+            expression: .value(TextArgument.inferredValue(of: text)), depth: 1, offset: offset, argumentText: text)
+    }
+
+    /// `node`, when it is an argument given as text, read as the type of the property
+    /// `other` reads.
+    private func typed(_ node: Node, comparedWith other: Node) throws(SharkError) -> Node {
+        guard let text = node.argumentText, let column = other.column else { return node }
+        guard let value = TextArgument.value(of: text, for: column) else {
+            throw failure(
+                TextArgument.expectation(for: column), found: Self.describe(Token(kind: .string(text), offset: 0)),
+                offset: node.offset)
+        }
+        var typed = node
+        typed.expression = .value(value)
+        typed.argumentText = nil
+        return typed
     }
 
     /// `a + b - …`, left to right.
@@ -426,6 +472,7 @@ private struct Parse {
         case .placeholder:
             switch try argument() {
             case .value(let value): return leaf(value)
+            case .text(let text): return Self.textArgumentNode(text, offset: token.offset)
             case .list:
                 throw failure("a single value (an array argument is only a list after IN)", at: token)
             }
@@ -516,7 +563,9 @@ private struct Parse {
         guard depth <= QueryExpression.maximumNestingDepth else {
             throw failure("a shorter path", found: "\(steps.count) relationships", offset: token.offset)
         }
-        return Node(expression: expression, depth: depth, offset: token.offset)
+        return Node(
+            expression: expression, depth: depth, offset: token.offset,
+            column: entity.columnIndex(named: column).map { entity.columns[$0] })
     }
 
     /// The column of `entity` named `name`: exactly, or else regardless of case when only one
@@ -551,6 +600,7 @@ private struct Parse {
         let argument = arguments[argumentsUsed]
         argumentsUsed += 1
         advance()
+        if let text = argument as? TextArgument { return .text(text.text) }
         do {
             if !(argument is String), !(argument is Substring), !(argument is Data),
                 let collection = argument as? any Collection

@@ -45,6 +45,15 @@ public final class Store: Sendable {
     /// The driver's short name ("sqlite", "memory", …).
     public var driverName: String { driver.name }
 
+    /// Whether the store was opened read-only (`.sqlite(path:readOnly:)`): it reads, and every
+    /// write fails with ``SharkError/readOnly(path:reason:)``.
+    ///
+    /// ```swift
+    /// let archive = try Store(.sqlite(path: "archive.sqlite", readOnly: true))
+    /// assert(archive.isReadOnly)
+    /// ```
+    public var isReadOnly: Bool { driver.isReadOnly }
+
     /// The driver behind this store. Writing through it would skip hooks, rollback
     /// restoration and observers: for drivers and tests of this package only.
     package let driver: any Driver

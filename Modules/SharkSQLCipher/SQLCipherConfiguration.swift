@@ -18,17 +18,27 @@ extension StoreConfiguration {
     /// `PRAGMA key`. A wrong key fails with ``SQLCipherError/wrongKey(path:)``, a plain
     /// database with ``SQLCipherError/notEncrypted(path:)``. Works beside `.sqlite` stores, and
     /// beside GRDB, in the same process.
+    ///
+    /// With `readOnly`, the file must exist and is never written (see
+    /// `StoreConfiguration.sqlite(path:maximumReaders:readOnly:)`).
+    ///
+    /// ```swift
+    /// let archive = try Store(.sqlcipher(path: "vault.sqlite", key: .passphrase(secret), readOnly: true))
+    /// ```
     public static func sqlcipher(
-        path: String, key: SQLCipherKey, pageSize: Int = 4096, maximumReaders: Int = 4
+        path: String, key: SQLCipherKey, pageSize: Int = 4096, maximumReaders: Int = 4, readOnly: Bool = false
     ) -> StoreConfiguration {
-        makeSQLCipher(path: path, key: key, pageSize: pageSize, maximumReaders: maximumReaders, temporary: false)
+        makeSQLCipher(
+            path: path, key: key, pageSize: pageSize, maximumReaders: maximumReaders, temporary: false,
+            readOnly: readOnly)
     }
 
     /// An encrypted database in a new file in the temporary directory, deleted on close.
     public static func sqlcipherTemporary(key: SQLCipherKey) -> StoreConfiguration {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("shark-\(UUID().uuidString).sqlcipher").path
-        return makeSQLCipher(path: path, key: key, pageSize: 4096, maximumReaders: 4, temporary: true)
+        return makeSQLCipher(
+            path: path, key: key, pageSize: 4096, maximumReaders: 4, temporary: true, readOnly: false)
     }
 
     /// The page cache of each SQLCipher connection, in SQLite's negative-means-KiB form:
@@ -40,14 +50,14 @@ extension StoreConfiguration {
     static let cipherCacheSize = -16_384
 
     private static func makeSQLCipher(
-        path: String, key: SQLCipherKey, pageSize: Int, maximumReaders: Int, temporary: Bool
+        path: String, key: SQLCipherKey, pageSize: Int, maximumReaders: Int, temporary: Bool, readOnly: Bool
     ) -> StoreConfiguration {
         StoreConfiguration(driverName: "sqlcipher") { tracer in
             let library = try SQLCipherLibrary.library()
             let keying = CipherKeying(path: path, key: key, pageSize: pageSize)
             let driver = try SQLiteStoreDriver(
                 name: "sqlcipher", path: path, library: library, tracer: tracer, maximumReaders: maximumReaders,
-                removesFileOnClose: temporary
+                removesFileOnClose: temporary, readOnly: readOnly
             ) { connection, role in
                 try keying.key(connection, role: role)
                 try connection.execute("PRAGMA cache_size = \(Self.cipherCacheSize)")

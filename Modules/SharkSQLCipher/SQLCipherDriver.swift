@@ -17,5 +17,6 @@ package final class SQLCipherDriver: IntegrityChecking, @unchecked Sendable {
     package var writer: any DriverConnection { sql.writer }
     package func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T { try sql.read(body) }
     package func close() { sql.close() }
+    package var isReadOnly: Bool { sql.isReadOnly }
     package func checkIntegrity() throws -> [String] { try sql.checkIntegrity() }
 }

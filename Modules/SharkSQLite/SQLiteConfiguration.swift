@@ -17,11 +17,20 @@ extension StoreConfiguration {
     /// ```swift
     /// let store = try Store(.sqlite(path: "app.sqlite"))
     /// ```
-    public static func sqlite(path: String, maximumReaders: Int = 4) -> StoreConfiguration {
+    ///
+    /// With `readOnly`, the file must exist and is never written: no table is created, the
+    /// journal mode is left as it is, and every write (a commit, raw SQL, preparing a model
+    /// whose table differs) fails with ``SharkError/readOnly(path:reason:)``. For tools that
+    /// inspect a database, and for reading one on read-only media.
+    ///
+    /// ```swift
+    /// let archive = try Store(.sqlite(path: "archive.sqlite", readOnly: true))
+    /// ```
+    public static func sqlite(path: String, maximumReaders: Int = 4, readOnly: Bool = false) -> StoreConfiguration {
         StoreConfiguration(driverName: "sqlite") { tracer in
             try SQLiteStoreDriver(
                 name: "sqlite", path: path, library: SystemSQLite.library, tracer: tracer,
-                maximumReaders: maximumReaders)
+                maximumReaders: maximumReaders, readOnly: readOnly)
         }
     }
 

@@ -20,12 +20,13 @@ package final class SQLiteConnection {
     /// How many `?` parameters one statement may have (`SQLITE_LIMIT_VARIABLE_NUMBER`).
     package private(set) var parameterLimit = 999
 
-    /// Opens (creating if needed, unless `readOnly`) the database at `path`.
+    /// Opens the database at `path`, as `access` says (by default for reading and writing,
+    /// created if missing).
     ///
     /// `configure` runs right after opening, before anything reads the file: SQLCipher keys
     /// the connection there.
     package init(
-        path: String, library: SQLiteLibrary, readOnly: Bool = false, tracer: Tracer = Tracer(),
+        path: String, library: SQLiteLibrary, access: FileAccess = .readWrite, tracer: Tracer = Tracer(),
         configure: (SQLiteConnection) throws -> Void = { _ in }
     ) throws {
         self.path = path
@@ -34,10 +35,15 @@ package final class SQLiteConnection {
         self.tracer = tracer
         self.isTracing = tracer.isEnabled
         var db: OpaquePointer?
-        let flags =
-            (readOnly ? SHARK_SQLITE_OPEN_READONLY : SHARK_SQLITE_OPEN_READWRITE | SHARK_SQLITE_OPEN_CREATE)
-            | SHARK_SQLITE_OPEN_NOMUTEX
-        let code = api.pointee.open_v2(path, &db, flags, nil)
+        let code: Int32
+        switch access {
+        case .readWrite:
+            let flags = SHARK_SQLITE_OPEN_READWRITE | SHARK_SQLITE_OPEN_CREATE | SHARK_SQLITE_OPEN_NOMUTEX
+            code = api.pointee.open_v2(path, &db, flags, nil)
+        case .readOnly, .immutable:
+            let flags = SHARK_SQLITE_OPEN_READONLY | SHARK_SQLITE_OPEN_URI | SHARK_SQLITE_OPEN_NOMUTEX
+            code = api.pointee.open_v2(access.uri(for: path), &db, flags, nil)
+        }
         handle = db
         guard code == SHARK_SQLITE_OK, db != nil else {
             let message = db.map { String(cString: api.pointee.errmsg($0)!) } ?? "out of memory"

@@ -22,6 +22,8 @@ package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
     private let pool: ReaderPool
     private let removesFileOnClose: Bool
     private let closed = Atomic<Bool>(false)
+    /// Whether the file was opened read-only: nothing this driver does writes to it.
+    package let isReadOnly: Bool
 
     /// Opens the database at `path` (creating it), in WAL mode with `synchronous=NORMAL`.
     ///
@@ -30,9 +32,11 @@ package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
     ///   - removesFileOnClose: delete the file (and its WAL) on close: temporary databases.
     ///   - configure: runs first on every new connection (SQLCipher keys it here), told
     ///     whether the connection is the writer or a reader.
+    ///   - readOnly: open an existing file without ever writing to it (see ``FileAccess``):
+    ///     no journal mode switch, and every write fails with ``SharkError/readOnly(path:reason:)``.
     package init(
         name: String, path: String, library: SQLiteLibrary, tracer: Tracer, maximumReaders: Int = 4,
-        removesFileOnClose: Bool = false,
+        removesFileOnClose: Bool = false, readOnly: Bool = false,
         configure: @escaping @Sendable (SQLiteConnection, ConnectionRole) throws -> Void = { _, _ in }
     ) throws {
         try Self.checkIsFilePath(path, driver: name)
@@ -42,17 +46,32 @@ package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
         self.tracer = tracer
         self.configure = configure
         self.removesFileOnClose = removesFileOnClose
-        let writer = try SQLiteConnection(path: path, library: library, tracer: tracer) { connection in
+        isReadOnly = readOnly
+        var access = FileAccess.readWrite
+        if readOnly {
+            // Read-only never creates: a missing file is an error, not an empty database.
+            guard FileManager.default.fileExists(atPath: path) else { throw SharkError.fileNotFound(path: path) }
+            access = .forReading(path)
+        }
+        let writer = try SQLiteConnection(path: path, library: library, access: access, tracer: tracer) {
+            connection in
             try configure(connection, .writer)
             connection.setBusyTimeout(milliseconds: 5000)
-            // The first statement to read the file: a file that is not a database fails here.
-            try connection.execute("PRAGMA journal_mode = WAL")
-            try connection.execute("PRAGMA synchronous = NORMAL")
+            if readOnly {
+                try connection.execute("PRAGMA query_only = 1")
+                // The first statement to read the file: a file that is not a database fails here.
+                _ = try connection.scalar("SELECT count(*) FROM sqlite_master")
+            } else {
+                // The first statement to read the file: a file that is not a database fails here.
+                try connection.execute("PRAGMA journal_mode = WAL")
+                try connection.execute("PRAGMA synchronous = NORMAL")
+            }
             try connection.execute("PRAGMA foreign_keys = ON")
         }
         writerConnection = SQLiteDriverConnection(writer)
         pool = ReaderPool(capacity: maximumReaders) { [library, tracer] in
-            let reader = try SQLiteConnection(path: path, library: library, tracer: tracer) { connection in
+            let reader = try SQLiteConnection(path: path, library: library, access: access, tracer: tracer) {
+                connection in
                 try configure(connection, .reader)
                 connection.setBusyTimeout(milliseconds: 5000)
                 try connection.execute("PRAGMA query_only = 1")

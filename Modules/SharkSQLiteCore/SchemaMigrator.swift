@@ -21,11 +21,15 @@ struct SchemaMigrator {
     let connection: SQLiteConnection
 
     func apply(_ schema: EntitySchema) throws {
-        try connection.execute(
-            """
-            CREATE TABLE IF NOT EXISTS \(Self.metadataTable) (\
-            entity TEXT PRIMARY KEY NOT NULL, definition TEXT NOT NULL, applied_at REAL NOT NULL)
-            """)
+        // Only created when missing (not `IF NOT EXISTS` every time): applying a schema the
+        // file already has then writes nothing, so it works on a read-only store.
+        if try !tableExists(Self.metadataTable) {
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS \(Self.metadataTable) (\
+                entity TEXT PRIMARY KEY NOT NULL, definition TEXT NOT NULL, applied_at REAL NOT NULL)
+                """)
+        }
         let recorded = try recordedSchema(of: schema.name)
         if recorded == schema { return }
         // One savepoint around the whole change: a refusal or failure leaves nothing behind,

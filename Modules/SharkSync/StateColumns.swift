@@ -57,6 +57,27 @@ extension SyncEngine {
     }
 }
 
+extension SyncEngine {
+    /// Whether every synced entity's row states were last brought in step with the columns it
+    /// has now: what a read-only store needs, since it cannot catch up itself and its states
+    /// would otherwise claim, for a column a migration added, the version of the row's last
+    /// write.
+    func stateColumnsAreCurrent() throws -> Bool {
+        let records = Dictionary(
+            try SyncStateColumnsRecord.query(in: store).fetch().map { ($0.id, $0.columns) },
+            uniquingKeysWith: { first, _ in first })
+        for (name, table) in tables {
+            let current = table.entity.columns.dropFirst().map(\.name)
+            guard let recorded = records[name], recorded != current.joined(separator: "\u{1F}") else { continue }
+            let before = Set(recorded.split(separator: "\u{1F}").map(String.init))
+            if current.contains(where: { !before.contains($0) && !table.isRenamed($0, from: before) }) {
+                return false
+            }
+        }
+        return true
+    }
+}
+
 extension RowStateTable {
     /// Whether `column` is one of `before` under a new name (`@Renamed(from:)`).
     func isRenamed(_ column: String, from before: Set<String>) -> Bool {

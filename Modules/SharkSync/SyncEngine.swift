@@ -86,19 +86,36 @@ public final class SyncEngine: Sendable {
         try self.init(store: store, lineage: lineage, schemas: synced, options: options)
     }
 
+    /// On a read-only store (`.sqlite(path:readOnly: true)`) nothing is written: the engine
+    /// exports and reports its vector from the metadata as it is, and refuses to open when that
+    /// metadata would first need bringing up to date (a migration added columns since it last
+    /// opened writable). Importing into it fails with ``SharkError/readOnly(path:reason:)``.
     private init(store: Store, lineage: String, schemas: [EntitySchema], options: SyncOptions) throws {
         let tables = Dictionary(uniqueKeysWithValues: schemas.map { ($0.name, RowStateTable(for: $0)) })
-        for table in tables.values { try store.prepareInternal(table.schema) }
-        try store.prepare(SyncSiteRecord.self)
-        try store.prepare(SyncPendingRecord.self)
-        try store.prepare(SyncStateColumnsRecord.self)
-        let site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
+        let site: UUID
+        if store.isReadOnly {
+            site = try Self.recordedLocalSite(of: store, lineage: lineage, requested: options.site)
+        } else {
+            for table in tables.values { try store.prepareInternal(table.schema) }
+            try store.prepare(SyncSiteRecord.self)
+            try store.prepare(SyncPendingRecord.self)
+            try store.prepare(SyncStateColumnsRecord.self)
+            site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
+        }
         self.store = store
         self.lineage = lineage
         self.site = site
         self.schemas = tables.mapValues(\.entity)
         self.tables = tables
         capture = ChangeCapture(tables: tables, site: site, now: options.now)
+        if store.isReadOnly {
+            guard try stateColumnsAreCurrent() else {
+                throw SyncError.misuse(
+                    "this store's sync metadata predates its last migration; open it writable once to bring it up to date"
+                )
+            }
+            return
+        }
         store.addTransactionObserver(capture)
         do {
             try catchUpStateColumns()
@@ -107,6 +124,17 @@ public final class SyncEngine: Sendable {
             store.removeTransactionObserver(capture)
             throw error
         }
+    }
+
+    /// The site recorded as this store's, read without writing (a read-only store).
+    private static func recordedLocalSite(of store: Store, lineage: String, requested: UUID?) throws -> UUID {
+        guard let local = SiteTable(try SyncSiteRecord.query(in: store).fetch()).local, local.lineage == lineage else {
+            throw SyncError.misuse("this read-only store has no local site in lineage \(lineage)")
+        }
+        if let requested, requested != local.id {
+            throw SyncError.misuse("this store's site is \(local.id), not \(requested)")
+        }
+        return local.id
     }
 
     /// What this replica has seen, per site: send it to a peer, whose

@@ -38,6 +38,18 @@ enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .memory: preconditionFailure("the memory driver has no files")
         }
     }
+
+    /// A read-only store on the file at `path` (persistent drivers only).
+    func openFileReadOnly(_ path: String) throws -> Store {
+        switch self {
+        case .sqlite: return try Store(.sqlite(path: path, readOnly: true))
+        case .sqlcipher: return try Store(.sqlcipher(path: path, key: Self.cipherKey, readOnly: true))
+        case .memory: preconditionFailure("the memory driver has no files")
+        }
+    }
+
+    /// The persistent drivers.
+    static var persistent: [TestDriver] { allCases.filter(\.isPersistent) }
 }
 
 /// Opens "the same database" again and again, as an app does across launches: the same file

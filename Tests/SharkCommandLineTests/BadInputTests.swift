@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// Bad input gets one clear line on standard error, an exit code of its kind, and leaves
+/// every file as it was.
+@Suite("shark on bad input")
+struct BadInputTests {
+    /// Runs `arguments` and checks the failure: `status`, one line on standard error that
+    /// mentions `mentioning`, nothing on standard output, `files` unchanged on disk.
+    private func expectFailure(
+        _ arguments: [String], environment: [String: String] = [:], status: Int32, mentioning: String,
+        files: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let before = try files.map { try DiskState(of: $0) }
+        let result = try SharkProcess.run(arguments, environment: environment)
+        #expect(result.status == status, "\(arguments): \(result.error)", sourceLocation: sourceLocation)
+        #expect(result.errorLines.count == 1, "\(arguments): \(result.error)", sourceLocation: sourceLocation)
+        #expect(result.error.hasPrefix("shark: error: "), sourceLocation: sourceLocation)
+        #expect(result.error.contains(mentioning), "\(result.error)", sourceLocation: sourceLocation)
+        #expect(result.output.isEmpty, "\(arguments) printed \(result.output)", sourceLocation: sourceLocation)
+        let after = try files.map { try DiskState(of: $0) }
+        #expect(after == before, "\(arguments) changed a file", sourceLocation: sourceLocation)
+    }
+
+    @Test("a missing file: exit 66, nothing created")
+    func missingFile() throws {
+        let directory = try Fixtures.directory()
+        let missing = directory.appendingPathComponent("nowhere.sqlite").path
+        for command in [
+            ["info", missing], ["query", missing, "Member"], ["export", missing, "-o", missing + ".log"],
+        ] {
+            try expectFailure(command, status: 66, mentioning: "no such file", files: [])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "\(command) created a file"
+            )
+        }
+        let path = try Fixtures.plainDatabase(in: directory)
+        try expectFailure(["import", path, missing], status: 66, mentioning: "nowhere.sqlite", files: [path])
+        try expectFailure(["inspect", missing], status: 66, mentioning: "no such file", files: [])
+    }
+
+    @Test("a wrong key, or none: exit 77, the database unchanged")
+    func wrongKey() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.encryptedDatabase(in: directory)
+        try expectFailure(
+            ["info", path], environment: ["SHARK_KEY": "not the key"], status: 77, mentioning: "key", files: [path])
+        try expectFailure(["query", path, "Member"], status: 77, mentioning: "--key-file", files: [path])
+        try expectFailure(
+            ["rekey", path], environment: ["SHARK_KEY": "not the key", "SHARK_NEW_KEY": "x"], status: 77,
+            mentioning: "key", files: [path])
+        try expectFailure(
+            ["decrypt", path, "-o", directory.appendingPathComponent("out").path],
+            environment: ["SHARK_KEY": "not the key"], status: 77, mentioning: "key", files: [path])
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
+    }
+
+    @Test("not a database: exit 65 (or 77 when a key was tried), the file unchanged")
+    func notADatabase() throws {
+        let directory = try Fixtures.directory()
+        let text = directory.appendingPathComponent("notes.txt").path
+        try Data(String(repeating: "just some text\n", count: 500).utf8).write(to: URL(fileURLWithPath: text))
+        let empty = directory.appendingPathComponent("empty.sqlite").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        try expectFailure(["info", empty], status: 65, mentioning: "empty", files: [empty])
+        try expectFailure(
+            ["info", text], environment: ["SHARK_KEY": "k"], status: 77, mentioning: "not a database", files: [text])
+        try expectFailure(
+            ["encrypt", text, "-o", text + ".enc"], status: 65, mentioning: "not a plain SQLite database", files: [text]
+        )
+        // A plain database whose pages were overwritten.
+        let path = try Fixtures.plainDatabase(in: directory)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes.replaceSubrange(100..<4096, with: Data(repeating: 0xA5, count: 3996))
+        try bytes.write(to: URL(fileURLWithPath: path))
+        try expectFailure(["query", path, "Member"], status: 65, mentioning: path, files: [path])
+    }
+
+    @Test("a damaged, truncated or foreign change log: exit 65, the database unchanged")
+    func corruptChangeLog() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let log = try Fixtures.peerChangeLog(in: directory)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: log))
+        let truncated = directory.appendingPathComponent("truncated.sharklog").path
+        try bytes.prefix(bytes.count - 10).write(to: URL(fileURLWithPath: truncated))
+        bytes[bytes.count / 2] ^= 0x10
+        let flipped = directory.appendingPathComponent("flipped.sharklog").path
+        try bytes.write(to: URL(fileURLWithPath: flipped))
+        for file in [truncated, flipped] {
+            try expectFailure(["import", path, file], status: 65, mentioning: "damaged", files: [path, file])
+            try expectFailure(["verify", file], status: 65, mentioning: "damaged", files: [file])
+            try expectFailure(["inspect", file, "--json"], status: 65, mentioning: "damaged", files: [file])
+        }
+        let text = directory.appendingPathComponent("text.sharklog").path
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: text))
+        try expectFailure(["import", path, text], status: 65, mentioning: "not a SharkORM change log", files: [path])
+        // The one that fails stops the import; the earlier ones stay imported.
+        try expectFailure(["import", path, log, flipped], status: 65, mentioning: "flipped.sharklog", files: [flipped])
+    }
+
+    @Test("an unknown entity or a malformed predicate: exit 64, naming what is wrong")
+    func badQuery() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        try expectFailure(
+            ["query", path, "Planet"], status: 64, mentioning: "its entities: Member, Team", files: [path])
+        try expectFailure(
+            ["query", path, "Member", "--where", "age >"], status: 64, mentioning: "offset", files: [path])
+        try expectFailure(
+            ["query", path, "Member", "--where", "age > 3; DROP TABLE Member"], status: 64, mentioning: ";",
+            files: [path])
+        try expectFailure(
+            ["query", path, "Member", "--where", "shoe = 3"], status: 64, mentioning: "shoe", files: [path])
+        try expectFailure(
+            ["query", path, "Member", "--where", "age > ?", "old"], status: 64, mentioning: "an integer for age",
+            files: [path])
+        try expectFailure(
+            ["query", path, "Member", "--where", "id = ?", "not-a-uuid"], status: 64, mentioning: "a UUID for id",
+            files: [path])
+        try expectFailure(
+            ["query", path, "Member", "--where", "age > ?"], status: 64, mentioning: "argument", files: [path])
+        try expectFailure(
+            ["query", path, "Member", "--order", "age DESC,"], status: 64, mentioning: "offset", files: [path])
+    }
+
+    @Test("an existing output file is never replaced: exit 73")
+    func existingOutput() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let other = try Fixtures.plainDatabase(in: directory, name: "other.sqlite")
+        try expectFailure(
+            ["encrypt", path, "-o", other], environment: ["SHARK_KEY": "k"], status: 73, mentioning: "exists",
+            files: [path, other])
+        try expectFailure(["export", path, "-o", other], status: 73, mentioning: "--force", files: [path, other])
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import SharkORM
+import SharkSQLite
+import SharkSync
+import Testing
+
+@Suite("shark export, import, inspect, verify")
+struct SyncCommandTests {
+    @Test("export writes a change log of everything, read-only; inspect and verify read it back")
+    func exportInspectVerify() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let before = try DiskState(of: path)
+        let log = directory.appendingPathComponent("team.sharklog").path
+        let export = try SharkProcess.run(["export", path, "-o", log, "--json"])
+        #expect(export.status == 0, "\(export.error)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: export.outputData) as? [String: Any])
+        #expect(summary["lineage"] as? String == Fixtures.lineage)
+        #expect((summary["bytes"] as? Int ?? 0) > 0)
+        var after = try DiskState(of: path)
+        after.siblings.removeAll { $0 == "team.sharklog" }
+        #expect(after == before, "export must not write to the database")
+
+        let verify = try SharkProcess.run(["verify", log])
+        #expect(verify.status == 0, "\(verify.error)")
+        #expect(verify.output.contains("ok, 5 row(s) in 2 frame(s), lineage cli-tests"))
+
+        let inspect = try SharkProcess.run(["inspect", log])
+        #expect(inspect.status == 0, "\(inspect.error)")
+        #expect(inspect.output.contains("lineage   cli-tests"))
+        #expect(inspect.output.contains("Member: 3 row(s), key uuid"))
+        #expect(inspect.output.contains("  \(Fixtures.ada.uuidString)  present"))
+        #expect(inspect.output.contains("    name = Ada"))
+
+        let json = try SharkProcess.run(["inspect", log, "--json"])
+        #expect(json.status == 0, "\(json.error)")
+        let contents = try #require(try JSONSerialization.jsonObject(with: json.outputData) as? [String: Any])
+        #expect(contents["rowCount"] as? Int == 5)
+        let entities = try #require(contents["entities"] as? [[String: Any]])
+        #expect(Set(entities.compactMap { $0["name"] as? String }) == ["Member", "Team"])
+        let rows = try #require(entities.first { $0["name"] as? String == "Member" }?["rows"] as? [[String: Any]])
+        #expect(rows.compactMap { $0["key"] as? String }.contains(Fixtures.cy.uuidString))
+    }
+
+    @Test("export --since a peer's vector holds only what the peer lacks; to standard output with -o -")
+    func exportSince() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let info = try SharkProcess.run(["info", path, "--json"])
+        let infoFile = directory.appendingPathComponent("info.json").path
+        try info.outputData.write(to: URL(fileURLWithPath: infoFile))
+        let nothing = try SharkProcess.run(["export", path, "-o", "-", "--since", infoFile])
+        #expect(nothing.status == 0, "\(nothing.error)")
+        #expect(try ChangeLogContents(reading: nothing.outputData).rowCount == 0)
+        let halfway = try SharkProcess.run(["export", path, "-o", "-", "--since", "\(Fixtures.site.uuidString):1"])
+        #expect(halfway.status == 0, "\(halfway.error)")
+        #expect(try ChangeLogContents(reading: halfway.outputData).rowCount == 3)
+    }
+
+    @Test("import applies a peer's change log atomically and idempotently")
+    func importLog() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let log = try Fixtures.peerChangeLog(in: directory)
+        let first = try SharkProcess.run(["import", path, log])
+        #expect(first.status == 0, "\(first.error)")
+        #expect(first.output.contains("peer.sharklog: 1 row(s) applied"))
+        let again = try SharkProcess.run(["import", path, log, "--json"])
+        #expect(again.status == 0, "\(again.error)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: again.outputData) as? [String: Any])
+        let files = try #require(summary["files"] as? [[String: Any]])
+        #expect(files.first?["rowsApplied"] as? Int == 0)
+        let query = try SharkProcess.run(["query", path, "Member", "--where", "name = ?", "Dee", "--json"])
+        #expect((try JSONSerialization.jsonObject(with: query.outputData) as? [Any])?.count == 1)
+    }
+
+    @Test("an encrypted change log needs its key, from a file or a variable")
+    func encryptedLog() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let key = ChangeLogKey.random()
+        let log = try Fixtures.peerChangeLog(in: directory, key: key)
+        let keyFile = directory.appendingPathComponent("log.key").path
+        try Data(hexadecimal(key.bytes).utf8).write(to: URL(fileURLWithPath: keyFile))
+
+        let withoutKey = try SharkProcess.run(["verify", log])
+        #expect(withoutKey.status == 77)
+        #expect(withoutKey.errorLines.count == 1)
+        let verify = try SharkProcess.run(["verify", log, "--log-key-file", keyFile])
+        #expect(verify.status == 0, "\(verify.error)")
+        let inspect = try SharkProcess.run(["inspect", log], environment: ["SHARK_LOG_KEY": hexadecimal(key.bytes)])
+        #expect(inspect.status == 0, "\(inspect.error)")
+        #expect(inspect.output.contains("encrypted"))
+        let imported = try SharkProcess.run(
+            ["import", path, log, "--log-key-env", "MY_LOG_KEY"], environment: ["MY_LOG_KEY": hexadecimal(key.bytes)])
+        #expect(imported.status == 0, "\(imported.error)")
+
+        let sealed = directory.appendingPathComponent("sealed.sharklog").path
+        let export = try SharkProcess.run(["export", path, "-o", sealed, "--log-key-file", keyFile])
+        #expect(export.status == 0, "\(export.error)")
+        #expect(try ChangeLogContents(reading: Data(contentsOf: URL(fileURLWithPath: sealed)), key: key).isEncrypted)
+    }
+}
+
+private func hexadecimal(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }

@@ -1,0 +1,100 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import SharkSync
+import Testing
+
+/// `readOnly: true` stores: they read everything a writable store reads, refuse every write
+/// with a typed error, and never change the file or create one.
+@Suite("Read-only stores")
+struct ReadOnlyStoreTests {
+    /// The file's bytes and the files beside it.
+    static func diskState(_ path: String) throws -> (Data, [String]) {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(name) }
+        return (try Data(contentsOf: URL(fileURLWithPath: path)), siblings.sorted())
+    }
+
+    @Test("reads models and rows; refuses writes; leaves the file byte for byte", arguments: TestDriver.persistent)
+    func readsAndRefuses(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let writable = try driver.openFile(file.path)
+        _ = try QueryResultsTests.people(in: writable)
+        writable.close()
+        let before = try Self.diskState(file.path)
+
+        let store = try driver.openFileReadOnly(file.path)
+        #expect(store.isReadOnly)
+        #expect(try Person.query(in: store).where(\.age == 36).count() == 2)
+        #expect(try store.fetchRows(of: "Person").count == 5)
+        #expect(try store.checkIntegrity().isIntact)
+        let ada = try #require(try Person.query(in: store).where(\.name == "Ada").first())
+        ada.age = 37
+        #expect(throws: SharkError.self) { try store.commit(ada) }
+        do {
+            try store.commit(Person(name: "Nobody", age: 1))
+            Issue.record("a read-only store committed")
+        } catch SharkError.readOnly {
+        } catch { Issue.record("not a read-only error: \(error)") }
+        #expect(throws: SharkError.self) {
+            try store.write { tx in _ = try tx.insertRow(["name": "X"], into: "Person") }
+        }
+        #expect(throws: SharkError.self) { _ = try store.execute("DELETE FROM Person") }
+        #expect(throws: SharkError.self) { try store.prepare(Book.self) }
+        // The refusals left the store usable.
+        #expect(try Person.query(in: store).count() == 5)
+        store.close()
+        #expect(try Self.diskState(file.path) == before)
+    }
+
+    @Test("a missing file is an error, never created", arguments: TestDriver.persistent)
+    func missingFile(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        #expect(throws: SharkError.fileNotFound(path: file.path)) { _ = try driver.openFileReadOnly(file.path) }
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test("a live writer's committed data is read through its log", arguments: TestDriver.persistent)
+    func besideAWriter(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let writer = try driver.openFile(file.path)
+        defer { writer.close() }
+        _ = try QueryResultsTests.people(in: writer)
+        let reader = try driver.openFileReadOnly(file.path)
+        defer { reader.close() }
+        #expect(try Person.query(in: reader).count() == 5)
+        try writer.commit(Person(name: "Later", age: 3))
+        #expect(try Person.query(in: reader).count() == 6)
+    }
+
+    @Test("sync exports from a read-only store what it exports from a writable one", arguments: TestDriver.persistent)
+    func syncExport(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let writable = try driver.openFile(file.path)
+        let sync = try SyncEngine(store: writable, lineage: "read-only", models: [SyncNote.self, SyncFolder.self])
+        try writable.commit([SyncNote(title: "one"), SyncNote(title: "two")])
+        let everything = try sync.exportChanges()
+        let expected = try ChangeLogContents(reading: everything)
+        writable.close()
+        let before = try Self.diskState(file.path)
+
+        let store = try driver.openFileReadOnly(file.path)
+        let reading = try SyncEngine(recordedIn: store)
+        #expect(reading.site == sync.site)
+        #expect(try reading.versionVector() == expected.vector)
+        let exported = try ChangeLogContents(reading: try reading.exportChanges())
+        #expect(exported.rowCount == expected.rowCount)
+        #expect(exported.vector == expected.vector)
+        do {
+            _ = try reading.importChanges(from: everything)
+            Issue.record("a read-only store imported")
+        } catch SharkError.readOnly {
+        } catch { Issue.record("not a read-only error: \(error)") }
+        store.close()
+        #expect(try Self.diskState(file.path) == before)
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import SharkORM
+import SharkSQLCipher
+import SharkSync
+
+/// An error as the command line reports it: one line on standard error that says what
+/// failed and what to do, and the exit code of its kind (the `sysexits` conventions).
+struct CommandFailure: Error {
+    var message: String
+    var exitCode: Int32
+
+    static let usage: Int32 = 64
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let unavailable: Int32 = 69
+    static let cannotCreate: Int32 = 73
+    static let ioError: Int32 = 74
+    static let permission: Int32 = 77
+
+    init(_ message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    /// How `error` is reported.
+    init(describing error: any Error) {
+        switch error {
+        case let failure as CommandFailure:
+            self = failure
+        case let error as SharkError:
+            self.init(describing: error)
+        case let error as SQLCipherError:
+            switch error {
+            case .wrongKey(let path):
+                self.init(
+                    "the key does not open \(path) (or it is not a database): check the key given with --key-file, "
+                        + "--key-env or SHARK_KEY", exitCode: Self.permission)
+            case .notEncrypted(let path):
+                self.init("\(path) is not encrypted: use shark encrypt to make an encrypted copy", exitCode: Self.usage)
+            case .invalidRawKey:
+                self.init("\(error): a raw key is 64 hexadecimal digits", exitCode: Self.usage)
+            case .missingLibrary:
+                self.init(error.description, exitCode: Self.unavailable)
+            }
+        case let error as SyncError:
+            switch error {
+            case .keyMismatch, .wrongKey:
+                self.init(
+                    "\(error) (give it with --log-key-file, --log-key-env or SHARK_LOG_KEY)", exitCode: Self.permission)
+            case .misuse, .unsupportedModel:
+                self.init(error.description, exitCode: Self.usage)
+            case .notAChangeLog, .unsupportedFormatVersion, .corrupt, .tooLarge, .foreignLineage:
+                self.init(error.description, exitCode: Self.dataError)
+            }
+        case let error as CocoaError where error.code == .fileReadNoSuchFile:
+            self.init("no such file: \(error.filePath ?? "?")", exitCode: Self.noInput)
+        default:
+            self.init(String(describing: error), exitCode: Self.ioError)
+        }
+    }
+
+    private init(describing error: SharkError) {
+        switch error {
+        case .fileNotFound(let path): self.init("no such file: \(path)", exitCode: Self.noInput)
+        case .notADatabase(let path):
+            self.init(
+                "\(path) is not a database (or it is encrypted: give its key with --key-file, --key-env or SHARK_KEY)",
+                exitCode: Self.dataError)
+        case .corrupt: self.init("\(error): restore it from a backup", exitCode: Self.dataError)
+        case .malformedPredicate(let syntax):
+            // The description's caret diagram takes lines; one line names the offset instead.
+            self.init(
+                "malformed predicate \(syntax.text.debugDescription): expected \(syntax.expected) at offset "
+                    + "\(syntax.offset), found \(syntax.found)", exitCode: Self.usage)
+        case .invalidQuery: self.init(error.description, exitCode: Self.usage)
+        case .invalidModel(let entity, let reason): self.init("\(entity): \(reason)", exitCode: Self.usage)
+        case .cannotOpen: self.init(error.description, exitCode: Self.cannotCreate)
+        default: self.init(error.description, exitCode: 1)
+        }
+    }
+}
+
+/// Runs a command's body, reporting any error as one line on standard error and exiting
+/// with its code.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        let failure = CommandFailure(describing: error)
+        Terminal.reportError(failure.message)
+        throw ExitCode(failure.exitCode)
+    }
+}
+
+extension CocoaError {
+    fileprivate var filePath: String? {
+        (userInfo[NSFilePathErrorKey] as? String) ?? (userInfo["NSFilePath"] as? String)
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import SharkORM
+import SharkSync
+
+/// `shark export DB -o FILE`: a change log of what the database's synced entities hold.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a change log of a synced database: everything, or what a peer has not seen.",
+        discussion: """
+            Examples:
+              shark export notes.sqlite -o all.sharklog
+              shark export notes.sqlite -o since.sharklog --since peer-info.json
+              shark export notes.sqlite -o - --since "3F2504E0-4F89-11D3-9A0C-0305E82C3301:12" | ssh host shark import notes.sqlite /dev/stdin
+              SHARK_LOG_KEY=$(cat log.key) shark export notes.sqlite -o sealed.sharklog
+
+            The database must have synced before (a SyncEngine opened it). Opens it read-only. \
+            --since takes the peer's version vector: the JSON object shark info --json prints \
+            under sync.vector (or that whole output), or SITE:N pairs separated by commas, or a \
+            file holding either. With a change-log key the file is encrypted.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The change-log file to write (- for standard output).", valueName: "file"))
+    var output: String
+
+    @Option(help: ArgumentHelp("Only what a peer with this version vector has not seen.", valueName: "vector"))
+    var since: String?
+
+    @OptionGroup var logKey: LogKeyOptions
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    @Flag(help: "Print a JSON summary for scripts.")
+    var json = false
+
+    func run() throws {
+        try reportingFailures {
+            let peer = try since.map(VectorText.parse) ?? VersionVector()
+            let key = try logKey.key()
+            if output != "-", !force, FileManager.default.fileExists(atPath: output) {
+                throw CommandFailure(
+                    "\(output) exists: choose another name, or add --force to replace it",
+                    exitCode: CommandFailure.cannotCreate)
+            }
+            let store = try database.open()
+            defer { store.close() }
+            let engine = try SyncEngine(recordedIn: store)
+            let file = try withProgress("exporting") { try engine.exportChanges(since: peer, key: key) }
+            let vector = try engine.versionVector()
+            if output == "-" {
+                Terminal.write(file)
+            } else {
+                try OutputFile.write(file, to: output)
+            }
+            let summary: JSONText = .object([
+                ("file", .string(output)), ("bytes", .integer(file.count)), ("encrypted", .bool(key != nil)),
+                ("lineage", .string(engine.lineage)), ("site", .string(engine.site.uuidString)),
+                ("vector", VectorText.json(vector)),
+            ])
+            if json {
+                // The file itself may be on standard output: the summary goes to standard error then.
+                if output == "-" { Terminal.writeError(summary.compact) } else { Terminal.write(summary.rendered) }
+            } else if output != "-" {
+                Terminal.write("wrote \(Readable.bytes(file.count)) to \(output)\(key != nil ? " (encrypted)" : "")\n")
+            }
+        }
+    }
+}
+
+/// Writing a command's output file whole or not at all.
+enum OutputFile {
+    /// Writes `data` to a temporary file beside `path`, then renames it over `path`: a
+    /// failure part way never leaves a half-written file.
+    static func write(_ data: Data, to path: String) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CommandFailure(
+                "cannot write \(path): \(error.localizedDescription)", exitCode: CommandFailure.cannotCreate)
+        }
+    }
+}

@@ -1,0 +1,255 @@
+import ArgumentParser
+import Foundation
+import SharkORM
+import SharkSQLCipher
+import SharkSQLite
+import SharkSync
+
+/// `shark info DB`: what a database holds and how it is stored.
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show a database's driver, versions, entities, indexes and sync state.",
+        discussion: """
+            Examples:
+              shark info app.sqlite
+              shark info vault.sqlite --key-file vault.key --check
+              SHARK_KEY=… shark info vault.sqlite --json | jq '.entities[].rows'
+
+            Opens the file read-only. With --check, also runs SQLite's integrity check and \
+            exits with 1 when it finds problems.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(help: "Run an integrity check too (reads every page).")
+    var check = false
+
+    @Flag(help: "Print JSON for scripts.")
+    var json = false
+
+    func run() throws {
+        var intact = true
+        try reportingFailures {
+            let store = try database.open()
+            defer { store.close() }
+            let report = try DatabaseReport(store: store, path: database.path, checksIntegrity: check)
+            Terminal.write(json ? report.json.rendered : report.text)
+            intact = report.integrityProblems?.isEmpty ?? true
+        }
+        if !intact { throw ExitCode(1) }
+    }
+}
+
+/// What `shark info` shows.
+struct DatabaseReport {
+    struct Entity {
+        var schema: EntitySchema
+        var rows: Int
+        var isInternal: Bool
+    }
+
+    struct SyncState {
+        var lineage: String
+        var site: UUID
+        var vector: VersionVector
+    }
+
+    var path: String
+    var bytes: Int
+    var driver: String
+    var sqliteVersion: String
+    var cipher: CipherSettings?
+    var pageSize: Int
+    var pageCount: Int
+    var journalMode: String?
+    var entities: [Entity]
+    var sync: SyncState?
+    /// Why the sync state could not be read, when it could not.
+    var syncProblem: String?
+    var integrityProblems: [String]?
+
+    init(store: Store, path: String, checksIntegrity: Bool) throws {
+        self.path = path
+        bytes = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        driver = store.driverName
+        if driver == "sqlcipher" {
+            let settings = try SQLCipher.settings(of: store)
+            cipher = settings
+            sqliteVersion = settings.sqliteVersion
+        } else {
+            sqliteVersion = SharkSQLite.sqliteVersion
+        }
+        func integer(_ sql: String) throws -> Int {
+            Int(try store.rows(sql).rows.first?.first?.coercedToInt64() ?? 0)
+        }
+        pageSize = try integer("PRAGMA page_size")
+        pageCount = try integer("PRAGMA page_count")
+        journalMode = DatabaseFile.journalMode(of: path)
+        entities = try store.recordedSchemas().map { schema in
+            let quoted = "\"" + schema.name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            return Entity(
+                schema: schema, rows: try integer("SELECT count(*) FROM \(quoted)"),
+                isInternal: schema.name.hasPrefix("SharkSync"))
+        }
+        if entities.contains(where: { $0.schema.name == "SharkSyncSite" }) {
+            do {
+                let engine = try SyncEngine(recordedIn: store)
+                sync = SyncState(lineage: engine.lineage, site: engine.site, vector: try engine.versionVector())
+            } catch {
+                syncProblem = CommandFailure(describing: error).message
+            }
+        }
+        if checksIntegrity {
+            integrityProblems = try store.checkIntegrity().problems
+        }
+    }
+
+    var text: String {
+        var lines: [String] = []
+        func field(_ name: String, _ value: String) {
+            lines.append(name.padding(toLength: 12, withPad: " ", startingAt: 0) + value)
+        }
+        field("file", "\(path) (\(Readable.bytes(bytes)))")
+        if let cipher {
+            field("driver", "sqlcipher (SQLCipher \(cipher.cipherVersion), SQLite \(sqliteVersion))")
+            field(
+                "cipher",
+                "\(cipher.cipher), \(cipher.pageSize)-byte pages, \(cipher.kdfIterations) KDF iterations"
+                    + (cipher.usesHMAC ? ", HMAC" : ", no HMAC"))
+        } else {
+            field("driver", "sqlite (SQLite \(sqliteVersion))")
+        }
+        field("pages", "\(pageCount) of \(pageSize) bytes")
+        if let journalMode { field("journal", journalMode) }
+        let visible = entities.filter { !$0.isInternal }
+        field("entities", visible.isEmpty ? "none" : "\(visible.count)")
+        for entity in visible {
+            lines.append("")
+            lines += Self.describe(entity)
+        }
+        if let sync {
+            lines.append("")
+            field("sync", "lineage \(sync.lineage), site \(sync.site.uuidString)")
+            let metadata = entities.filter(\.isInternal).map { "\($0.schema.name) \($0.rows)" }
+            field("  metadata", metadata.joined(separator: ", ") + " rows")
+            for site in sync.vector.entries.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+                field("  seen", "\(site.uuidString): \(sync.vector[site])" + (site == sync.site ? " (this store)" : ""))
+            }
+        } else if let syncProblem {
+            lines.append("")
+            field("sync", "unreadable: \(syncProblem)")
+        }
+        if let integrityProblems {
+            lines.append("")
+            field("integrity", integrityProblems.isEmpty ? "ok" : "\(integrityProblems.count) problem(s)")
+            lines += integrityProblems.map { "  " + $0 }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func describe(_ entity: Entity) -> [String] {
+        let schema = entity.schema
+        var lines = [
+            "\(schema.name)  \(entity.rows) row\(entity.rows == 1 ? "" : "s"), key \(schema.key.name) (\(schema.keyKind.rawValue))"
+        ]
+        var table = TextTable(headers: ["column", "storage", "type", "null", "default", "refers to"])
+        for column in schema.columns {
+            table.append(
+                [
+                    column.name, column.type.rawValue, column.logicalType?.rawValue ?? "",
+                    column.isNullable ? "yes" : "no",
+                    column.defaultValue.map { ShownValue($0, column: column).text } ?? "",
+                    column.relationship.map { "\($0.target)" } ?? "",
+                ].map { (text: $0, isNumber: false) })
+        }
+        lines += table.rendered.split(separator: "\n").map { "  " + $0 }
+        for index in schema.indexes {
+            lines.append(
+                "  index \(index.name) on \(index.columns.joined(separator: ", "))"
+                    + (index.isUnique ? " (unique)" : ""))
+        }
+        return lines
+    }
+
+    var json: JSONText {
+        var members: [(String, JSONText)] = [
+            ("path", .string(path)), ("bytes", .integer(bytes)), ("driver", .string(driver)),
+            ("sqliteVersion", .string(sqliteVersion)),
+        ]
+        if let cipher {
+            members.append(
+                (
+                    "cipher",
+                    .object([
+                        ("version", .string(cipher.cipherVersion)), ("cipher", .string(cipher.cipher)),
+                        ("pageSize", .integer(cipher.pageSize)), ("kdfIterations", .integer(cipher.kdfIterations)),
+                        ("hmac", .bool(cipher.usesHMAC)),
+                    ])
+                ))
+        } else {
+            members.append(("cipher", .null))
+        }
+        members += [
+            ("pageSize", .integer(pageSize)), ("pageCount", .integer(pageCount)),
+            ("journalMode", journalMode.map(JSONText.string) ?? .null),
+            ("entities", .array(entities.map(Self.json))),
+        ]
+        if let sync {
+            members.append(
+                (
+                    "sync",
+                    .object([
+                        ("lineage", .string(sync.lineage)), ("site", .string(sync.site.uuidString)),
+                        ("vector", VectorText.json(sync.vector)),
+                    ])
+                ))
+        } else {
+            members.append(("sync", syncProblem.map { .object([("error", .string($0))]) } ?? .null))
+        }
+        if let integrityProblems {
+            members.append(
+                (
+                    "integrity",
+                    .object([
+                        ("ok", .bool(integrityProblems.isEmpty)),
+                        ("problems", .array(integrityProblems.map(JSONText.string))),
+                    ])
+                ))
+        }
+        return .object(members)
+    }
+
+    private static func json(_ entity: Entity) -> JSONText {
+        let schema = entity.schema
+        return .object([
+            ("name", .string(schema.name)), ("rows", .integer(entity.rows)),
+            ("keyKind", .string(schema.keyKind.rawValue)),
+            ("internal", .bool(entity.isInternal)),
+            (
+                "columns",
+                .array(
+                    schema.columns.map { column in
+                        .object([
+                            ("name", .string(column.name)), ("storage", .string(column.type.rawValue)),
+                            ("type", column.logicalType.map { .string($0.rawValue) } ?? .null),
+                            ("nullable", .bool(column.isNullable)),
+                            ("default", column.defaultValue.map { ShownValue($0, column: column).json } ?? .null),
+                            ("refersTo", column.relationship.map { .string($0.target) } ?? .null),
+                            ("previousNames", .array((column.previousNames ?? []).map(JSONText.string))),
+                        ])
+                    })
+            ),
+            (
+                "indexes",
+                .array(
+                    schema.indexes.map { index in
+                        .object([
+                            ("name", .string(index.name)), ("columns", .array(index.columns.map(JSONText.string))),
+                            ("unique", .bool(index.isUnique)),
+                        ])
+                    })
+            ),
+        ])
+    }
+}

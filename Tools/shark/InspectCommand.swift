@@ -1,0 +1,173 @@
+import ArgumentParser
+import Foundation
+import SharkORM
+import SharkSync
+
+/// `shark inspect FILE`: a change log in readable form.
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Show what a change log holds: its header, then each changed row.",
+        discussion: """
+            Examples:
+              shark inspect laptop.sharklog
+              shark inspect laptop.sharklog --json | jq '.entities[] | {name, rows: (.rows | length)}'
+              shark inspect sealed.sharklog --log-key-file log.key --limit 10
+
+            The file is checked whole first, as an import would check it. Each value is shown \
+            with its version: the row's causal length (odd while it exists, even once removed), \
+            the hybrid-clock time and counter, and the site and transaction that wrote it.
+            """)
+
+    @Argument(help: ArgumentHelp("The change-log file.", valueName: "file"))
+    var file: String
+
+    @OptionGroup var logKey: LogKeyOptions
+
+    @Option(help: "Show at most this many rows per entity.")
+    var limit: Int?
+
+    @Flag(help: "Print JSON for scripts.")
+    var json = false
+
+    func run() throws {
+        try reportingFailures {
+            let (data, contents) = try ChangeLogFile.read(file, key: try logKey.key())
+            let rows = max(0, limit ?? Int.max)
+            Terminal.write(
+                json
+                    ? Self.json(contents, bytes: data.count, rowsPerEntity: rows).rendered
+                    : Self.text(contents, bytes: data.count, rowsPerEntity: rows))
+        }
+    }
+
+    static func text(_ contents: ChangeLogContents, bytes: Int, rowsPerEntity: Int) -> String {
+        var lines: [String] = []
+        func field(_ name: String, _ value: String) {
+            lines.append(name.padding(toLength: 10, withPad: " ", startingAt: 0) + value)
+        }
+        field(
+            "file",
+            "\(Readable.bytes(bytes)), format \(contents.formatVersion), \(contents.frameCount) frame(s)"
+                + (contents.isEncrypted ? ", encrypted" : ""))
+        field("id", contents.fileID.uuidString)
+        field("lineage", contents.lineage)
+        field("source", contents.source.uuidString)
+        field("since", vectorText(contents.since))
+        field("vector", vectorText(contents.vector))
+        field("rows", "\(contents.rowCount)")
+        for entity in contents.entities {
+            lines.append("")
+            let columns = entity.columns.map { column in
+                "\(column.name) \(column.type.rawValue)"
+                    + (column.previousNames.isEmpty ? "" : " (was \(column.previousNames.joined(separator: ", ")))")
+            }
+            lines.append(
+                "\(entity.name): \(entity.rows.count) row(s), key \(entity.keyKind.rawValue); \(columns.joined(separator: ", "))"
+            )
+            for row in entity.rows.prefix(rowsPerEntity) {
+                let key = ShownValue(row.key, logicalType: entity.keyKind == .uuid ? .uuid : nil).text
+                lines.append("  \(key)  \(row.isRemoval ? "removed" : "present") \(versionText(row.version))")
+                for value in row.values {
+                    let shown = ShownValue(value.value, logicalType: nil).text
+                    let version = value.version == row.version ? "" : "  \(versionText(value.version))"
+                    lines.append("    \(value.column) = \(shown)\(version)")
+                }
+            }
+            if entity.rows.count > rowsPerEntity { lines.append("  … \(entity.rows.count - rowsPerEntity) more") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func vectorText(_ vector: VersionVector) -> String {
+        vector.entries.isEmpty ? "nothing" : vector.description
+    }
+
+    static func versionText(_ version: ChangeLogContents.Version) -> String {
+        "(causal length \(version.causalLength), \(ShownValue.dateText(version.date)) #\(version.counter), "
+            + "site \(version.site.uuidString.prefix(8)) transaction \(version.sequence))"
+    }
+
+    static func json(_ contents: ChangeLogContents, bytes: Int, rowsPerEntity: Int) -> JSONText {
+        func version(_ version: ChangeLogContents.Version) -> JSONText {
+            .object([
+                ("causalLength", .integer(version.causalLength)), ("time", .string(ShownValue.dateText(version.date))),
+                ("milliseconds", .integer(version.milliseconds)), ("counter", .integer(version.counter)),
+                ("site", .string(version.site.uuidString)), ("sequence", .integer(version.sequence)),
+            ])
+        }
+        return .object([
+            ("bytes", .integer(bytes)), ("formatVersion", .integer(contents.formatVersion)),
+            ("encrypted", .bool(contents.isEncrypted)), ("frames", .integer(contents.frameCount)),
+            ("fileID", .string(contents.fileID.uuidString)), ("lineage", .string(contents.lineage)),
+            ("source", .string(contents.source.uuidString)), ("since", VectorText.json(contents.since)),
+            ("vector", VectorText.json(contents.vector)), ("rowCount", .integer(contents.rowCount)),
+            (
+                "entities",
+                .array(
+                    contents.entities.map { entity in
+                        .object([
+                            ("name", .string(entity.name)), ("keyKind", .string(entity.keyKind.rawValue)),
+                            (
+                                "columns",
+                                .array(
+                                    entity.columns.map { column in
+                                        .object([
+                                            ("name", .string(column.name)), ("storage", .string(column.type.rawValue)),
+                                            ("previousNames", .array(column.previousNames.map(JSONText.string))),
+                                        ])
+                                    })
+                            ),
+                            (
+                                "rows",
+                                .array(
+                                    entity.rows.prefix(rowsPerEntity).map { row in
+                                        .object([
+                                            (
+                                                "key",
+                                                ShownValue(row.key, logicalType: entity.keyKind == .uuid ? .uuid : nil)
+                                                    .json
+                                            ),
+                                            ("removed", .bool(row.isRemoval)), ("version", version(row.version)),
+                                            (
+                                                "values",
+                                                .array(
+                                                    row.values.map { value in
+                                                        .object([
+                                                            ("column", .string(value.column)),
+                                                            ("value", ShownValue(value.value, logicalType: nil).json),
+                                                            ("version", version(value.version)),
+                                                        ])
+                                                    })
+                                            ),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            ),
+        ])
+    }
+}
+
+/// Reading a change-log file from disk, with the command line's errors.
+enum ChangeLogFile {
+    static func read(_ path: String, key: ChangeLogKey?) throws -> (Data, ChangeLogContents) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandFailure("no such file: \(path)", exitCode: CommandFailure.noInput)
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure("cannot read \(path): \(error.localizedDescription)", exitCode: CommandFailure.noInput)
+        }
+        do {
+            return (data, try ChangeLogContents(reading: data, key: key))
+        } catch {
+            var failure = CommandFailure(describing: error)
+            failure.message = "\(path): \(failure.message)"
+            throw failure
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+
+/// `shark`: SharkORM database files and change logs, without the app's model types. Everything
+/// it shows comes from the schemas and logical types each database records.
+@main
+struct Shark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shark",
+        abstract: "Inspect, query, encrypt and sync SharkORM database files.",
+        discussion: """
+            Works on SQLite and SQLCipher database files written by SharkORM, and on the change \
+            logs its sync exports, from what they record: no model types needed. info, query, \
+            export, inspect and verify only read: they never create, modify or switch the journal \
+            mode of a database.
+
+            Keys never go on the command line (where shell history and ps would show them): \
+            give a database's key with --key-file FILE or --key-env VARIABLE, or in SHARK_KEY; \
+            without any, shark asks for it (without echo) when a terminal is attached. A \
+            change log's key (32 bytes, or 64 hexadecimal digits) comes with --log-key-file, \
+            --log-key-env or SHARK_LOG_KEY.
+
+            Exit codes: 0 success; 1 the check found problems; 64 a wrong command line (unknown \
+            entity, malformed predicate); 65 bad data (not a database, a damaged file or change \
+            log, another lineage); 66 a missing input file; 69 a needed tool is missing; 73 the \
+            output file exists; 74 an I/O error; 77 a missing or wrong key.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, InspectCommand.self,
+            VerifyCommand.self, EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, BenchCommand.self,
+        ]
+    )
+}
