@@ -28,9 +28,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                "CHeapStats",
             ],
             path: "Sources/shark-bench"
         ),
+        // How much the C heap holds now (glibc's mallinfo2, macOS's zone statistics): the
+        // peak memory of each backend.
+        .target(name: "CHeapStats", path: "Sources/CHeapStats"),
         .executableTarget(
             name: "shark-side-by-side",
             dependencies: [

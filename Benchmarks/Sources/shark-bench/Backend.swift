@@ -29,6 +29,9 @@ protocol Backend: AnyObject {
     /// Reads, for each start, the `width` members with keys from it, each with its team
     /// loaded; returns how many members came with their team.
     func joinPages(_ starts: [Int64], width: Int) throws -> Int
+    /// Removes every other row read by `fetchAll` (the first, the third…) in one transaction;
+    /// returns how many it removed.
+    func removeEveryOther() throws -> Int
     /// Closes the database and removes its files.
     func close()
 }

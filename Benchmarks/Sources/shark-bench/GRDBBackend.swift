@@ -66,6 +66,16 @@ final class GRDBBackend: Backend {
         }
     }
 
+    func removeEveryOther() throws -> Int {
+        try pool.write { db in
+            var removed = 0
+            for index in stride(from: 0, to: fetched.count, by: 2) {
+                if try fetched[index].delete(db) { removed += 1 }
+            }
+            return removed
+        }
+    }
+
     func lookups(_ keys: [Int64]) throws -> Int {
         try pool.read { db in
             var found = 0

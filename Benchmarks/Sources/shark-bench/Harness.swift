@@ -16,6 +16,8 @@ final class Harness {
 
     /// Seconds, per workload and backend, one entry per repetition.
     private(set) var timings: [Workload: [BackendKind: [Double]]] = [:]
+    /// The most heap each backend held beyond its start, over its repetitions, in bytes.
+    private(set) var peakMemory: [BackendKind: Int] = [:]
 
     init(backends: [BackendKind], workloads: Set<Workload>, input: WorkloadInput, directory: String) {
         self.backends = backends
@@ -35,7 +37,8 @@ final class Harness {
         for repetition in 0..<repetitions {
             for kind in Self.order(of: backends, repetition: repetition) {
                 progress("repetition \(repetition + 1)/\(repetitions): \(kind.title)")
-                try runOnce(kind)
+                let peak = try PeakMemory.measure { try runOnce(kind) }
+                peakMemory[kind] = max(peakMemory[kind] ?? 0, peak)
             }
         }
     }
@@ -77,6 +80,7 @@ final class Harness {
                 try expect(loaded, input.joinStarts.count * input.joinWidth, "join", kind)
             }
         }
+        try step(.remove, kind) { try expect(backend.removeEveryOther(), (rows + 1) / 2, "remove", kind) }
     }
 
     /// Runs one workload: timed (and counted by callgrind) when selected, plainly otherwise,

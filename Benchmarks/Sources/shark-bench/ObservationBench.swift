@@ -146,6 +146,71 @@ enum ObservationBench {
     }
 }
 
+/// What O reports per driver: medians of the runs, the spread of the ratio, and latencies over
+/// every delivery of every run.
+struct ObservationFigures: Codable {
+    var backend: String
+    var commits: Int
+    var batch: Int
+    var plainMilliseconds: Double
+    var observedMilliseconds: Double
+    /// Until the last observer caught up, over the same commits unobserved (goal ≤ 1.2).
+    var ratio: Double
+    var ratioMin: Double
+    var ratioMax: Double
+    var latencyMedianMilliseconds: Double
+    var latencyP99Milliseconds: Double
+    var deliveries: Int
+}
+
+extension ObservationBench {
+    /// O, `runs` times per SharkORM backend among `backends`, alternated.
+    static func measure(_ backends: [BackendKind], runs: Int, commits: Int, batch: Int, directory: String) throws
+        -> [ObservationFigures]
+    {
+        let (kinds, results) = try SharkStoreRuns.alternating(backends, runs: runs, label: "O") { kind in
+            try run(kind, commits: commits, batch: batch, directory: directory)
+        }
+        return kinds.map { kind in
+            let runs = results[kind] ?? []
+            let ratios = runs.map { $0.observed.seconds / $0.plain.seconds }.sorted()
+            var latencies = runs[0].latencies
+            for run in runs.dropFirst() { latencies.add(run.latencies) }
+            return ObservationFigures(
+                backend: kind.rawValue, commits: commits, batch: batch,
+                plainMilliseconds: median(runs.map(\.plain.seconds)) * 1000,
+                observedMilliseconds: median(runs.map(\.observed.seconds)) * 1000, ratio: median(ratios),
+                ratioMin: ratios.first ?? 0, ratioMax: ratios.last ?? 0,
+                latencyMedianMilliseconds: Double(latencies.valueAtPercentile(50)) / 1e6,
+                latencyP99Milliseconds: Double(latencies.valueAtPercentile(99)) / 1e6,
+                deliveries: runs.map(\.deliveries).reduce(0, +) / max(1, runs.count))
+        }
+    }
+
+    /// The Markdown table of `figures`.
+    static func table(_ figures: [ObservationFigures], runs: Int) -> String {
+        guard let first = figures.first else { return "O: no SharkORM driver chosen" }
+        var lines = [
+            "O: \(first.commits) commits of \(first.batch) inserted objects, without and with 10 live queries observing; "
+                + "median of \(runs) runs (\(SharkStoreRuns.buildDescription))", "",
+            "| driver | no observer (ms) | 10 observers, until caught up (ms) | ratio | spread of ratios | latency median (ms) | latency p99 (ms) | deliveries |",
+            "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
+        ]
+        for figure in figures {
+            let title = BackendKind(rawValue: figure.backend)?.title ?? figure.backend
+            let row = [
+                title, String(format: "%.1f", figure.plainMilliseconds),
+                String(format: "%.1f", figure.observedMilliseconds),
+                String(format: "%.2f×", figure.ratio), String(format: "%.2f–%.2f×", figure.ratioMin, figure.ratioMax),
+                String(format: "%.2f", figure.latencyMedianMilliseconds),
+                String(format: "%.2f", figure.latencyP99Milliseconds), "\(figure.deliveries)",
+            ]
+            lines.append("| " + row.joined(separator: " | ") + " |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
 /// When each commit finished, by commit number.
 private final class CommitTimes: Sendable {
     private let times = Mutex<[UInt64: ContinuousClock.Instant]>([:])

@@ -120,6 +120,21 @@ final class RawDatabase: Backend {
         _ = api.pointee.finalize(statement)
     }
 
+    func removeEveryOther() -> Int {
+        let statement = prepare("DELETE FROM Row10 WHERE id = ?")
+        exec("BEGIN IMMEDIATE")
+        var removed = 0
+        for index in stride(from: 0, to: fetched.count, by: 2) {
+            _ = shark_bind_int64(api, statement, 1, fetched[index].id)
+            guard shark_step(api, statement) == SHARK_SQLITE_DONE else { fatalError("delete failed") }
+            _ = shark_reset(api, statement)
+            removed += 1
+        }
+        exec("COMMIT")
+        _ = api.pointee.finalize(statement)
+        return removed
+    }
+
     func lookups(_ keys: [Int64]) -> Int {
         let statement = prepare("SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 WHERE id = ?")
         var found = 0

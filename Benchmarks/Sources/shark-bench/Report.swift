@@ -9,7 +9,7 @@ struct Report {
     let rows: Int
     let runs: Int
     let rangeWidth: Int
-    let markdown: Bool
+    var markdown: Bool
 
     func median(_ workload: Workload, _ backend: BackendKind) -> Double? {
         guard let values = timings[workload]?[backend], !values.isEmpty else { return nil }
@@ -23,11 +23,11 @@ struct Report {
         return value / base
     }
 
-    func render(sqliteVersion: String) -> String {
+    func render(sqliteVersion: String, peakMemory: [BackendKind: Int] = [:]) -> String {
         var lines: [String] = []
         lines.append(
             "\(rows) rows × 10 columns, ranges of \(rangeWidth) rows, SQLite \(sqliteVersion), median of \(runs) "
-                + "interleaved repetitions, order rotated (release build)")
+                + "interleaved repetitions, order rotated (\(SharkStoreRuns.buildDescription))")
         lines.append("")
         lines.append("Milliseconds (median), and the ratio to raw C SQLite in the same run:")
         lines.append("")
@@ -65,11 +65,23 @@ struct Report {
                 ratio(workload, backend, to: baseline).map { String(format: "%.2f×", $0) } ?? "—"
             }
         }
+        if !peakMemory.isEmpty {
+            lines.append("")
+            lines.append("Peak heap beyond the start of a repetition (MB, the most of any repetition):")
+            lines.append("")
+            let cells = backends.map { backend in
+                peakMemory[backend].map { String(format: "%.1f", Double($0) / 1e6) } ?? "—"
+            }
+            lines += rows(header: [""] + backends.map(\.title), body: [["peak heap"] + cells])
+        }
         return lines.joined(separator: "\n")
     }
 
     private func table(header: [String], cells: (Workload) -> [String]) -> [String] {
-        let body = workloads.map { [$0.title] + cells($0) }
+        rows(header: header, body: workloads.map { [$0.title] + cells($0) })
+    }
+
+    private func rows(header: [String], body: [[String]]) -> [String] {
         if markdown {
             let alignment = ["---"] + Array(repeating: "---:", count: header.count - 1)
             return ([header, alignment] + body).map { "| " + $0.joined(separator: " | ") + " |" }

@@ -41,6 +41,14 @@ final class SharkBackend: Backend {
         try store.commit(fetched)
     }
 
+    func removeEveryOther() throws -> Int {
+        let doomed = stride(from: 0, to: fetched.count, by: 2).map { fetched[$0] }
+        try store.write { tx in
+            for object in doomed { try tx.remove(object) }
+        }
+        return doomed.count
+    }
+
     func lookups(_ keys: [Int64]) throws -> Int {
         var found = 0
         for key in keys where try store.find(Row10.self, id: key) != nil { found += 1 }

@@ -31,15 +31,38 @@ struct SharkBench: ParsableCommand {
     var backends: [BackendKind] = BackendKind.allCases
 
     @Option(
-        help: "Comma-separated workloads to time: W1, W2, W3, W4, L, Q, A, J (the others still run, untimed).",
-        transform: { try commaSeparated($0, of: Workload.self, what: "workload") })
-    var workloads: [Workload] = Workload.allCases
+        help: """
+            Comma-separated workloads: W1, W2, W3, W4, L, Q, A, J, R on every backend (those left out \
+            still run, untimed, since later ones need their data), S (sync) and O (observation) on \
+            the SharkORM drivers. Default: all.
+            """,
+        transform: WorkloadSelection.init)
+    var workloads = WorkloadSelection.all
 
     @Option(help: "Where the database files go (default: /dev/shm when present, else the temporary folder).")
     var directory: String?
 
     @Flag(help: "Print the tables as Markdown.")
     var markdown = false
+
+    @Option(help: ArgumentHelp("Also write the results as JSON (what --compare reads).", valueName: "file"))
+    var json: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write a bar chart of the ratios to raw C SQLite and the peak memory.", valueName: "file"))
+    var svg: String?
+
+    @Option(
+        help: ArgumentHelp("Show what got faster or slower since the run that wrote this JSON file.", valueName: "file")
+    )
+    var compare: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write the results as Markdown into this file, between its <!-- shark-bench:begin --> and <!-- shark-bench:end --> lines (docs/benchmarks.md).",
+            valueName: "file"))
+    var markdownInto: String?
 
     @Option(
         help:
@@ -53,20 +76,14 @@ struct SharkBench: ParsableCommand {
     @Option(help: .hidden)
     var batchIterate: String?
 
-    @Flag(
-        help:
-            "Instead of the workloads: O, the cost of observing (commits with and without ten live queries, and the latency from commit to delivery), on the SharkORM backends chosen."
-    )
+    @Flag(help: "Only O, the cost of observing: the same as --workloads O.")
     var observation = false
 
-    @Flag(
-        help:
-            "Instead of the workloads: S, what sync costs (inserts with and without capture, bytes per change in the file, export and import throughput) for --rows changes, on the SharkORM backends chosen."
-    )
+    @Flag(help: "Only S, what sync costs: the same as --workloads S.")
     var sync = false
 
-    @Option(help: "O: how many commits.")
-    var commits = 1_000
+    @Option(help: "O: how many commits (default: --rows / --batch, at least 10).")
+    var commits: Int?
 
     @Option(help: "O: how many objects each commit inserts.")
     var batch = 100
@@ -82,57 +99,90 @@ struct SharkBench: ParsableCommand {
         let folder =
             directory
             ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
-        if observation { return try runObservation(directory: folder) }
-        if sync { return try runSync(directory: folder) }
-        let harness = Harness(
-            backends: backends, workloads: Set(workloads), input: WorkloadInput(rowCount: rows), directory: folder)
-        let interactive = isatty(STDERR_FILENO) != 0
-        try harness.run(repetitions: runs) { message in
-            if interactive { FileHandle.standardError.write(Data("\u{1B}[2K\r\(message)".utf8)) }
+        var selection = workloads
+        if observation || sync { selection = WorkloadSelection(main: [], sync: sync, observation: observation) }
+        // Read before the measuring, so a wrong path fails at once.
+        let previous = try compare.map(BenchResults.read)
+        // Check the Markdown file now rather than after the run.
+        if let markdownInto { _ = try GeneratedSection.splice("", into: markdownInto, dryRun: true) }
+        var report = Report(
+            timings: [:], backends: backends, workloads: [], rows: rows, runs: runs, rangeWidth: 0, markdown: markdown)
+        var peakMemory: [BackendKind: Int] = [:]
+        if !selection.main.isEmpty {
+            let harness = Harness(
+                backends: backends, workloads: Set(selection.main), input: WorkloadInput(rowCount: rows),
+                directory: folder)
+            let progress = ProgressBar(total: runs * backends.count)
+            try harness.run(repetitions: runs) { message in progress.step(message) }
+            progress.finish()
+            report = Report(
+                timings: harness.timings, backends: backends, workloads: selection.main, rows: rows, runs: runs,
+                rangeWidth: harness.input.rangeWidth, markdown: markdown)
+            peakMemory = harness.peakMemory
+            print(report.render(sqliteVersion: sqliteVersion, peakMemory: peakMemory))
         }
-        if interactive { FileHandle.standardError.write(Data("\u{1B}[2K\r".utf8)) }
-        let report = Report(
-            timings: harness.timings, backends: backends, workloads: workloads, rows: rows, runs: runs,
-            rangeWidth: harness.input.rangeWidth, markdown: markdown)
-        print(report.render(sqliteVersion: sqliteVersion))
+        var results = BenchResults(report: report, peakMemory: peakMemory, sqliteVersion: sqliteVersion)
+        var markdownSections: [String] = []
+        if !selection.main.isEmpty {
+            var asMarkdown = report
+            asMarkdown.markdown = true
+            markdownSections.append(asMarkdown.render(sqliteVersion: sqliteVersion, peakMemory: peakMemory))
+        }
+        if selection.sync {
+            let figures = try SyncBench.measure(backends, runs: runs, changes: rows, directory: folder)
+            let table = SyncBench.table(figures, changes: rows, runs: runs)
+            print("\n" + table)
+            markdownSections.append(table)
+            results.sync = figures
+        }
+        if selection.observation {
+            let commits = self.commits ?? max(10, rows / max(1, batch))
+            let figures = try ObservationBench.measure(
+                backends, runs: runs, commits: commits, batch: batch, directory: folder)
+            let table = ObservationBench.table(figures, runs: runs)
+            print("\n" + table)
+            markdownSections.append(table)
+            results.observation = figures
+        }
+        if let json { try results.write(to: json) }
+        if let markdownInto {
+            let command = (["shark-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+            var section = [
+                "Generated by `\(command)` on \(results.date): \(results.machine.summary); \(results.build); "
+                    + "SQLite \(results.sqliteVersion)."
+            ]
+            if let svg {
+                let chart = URL(fileURLWithPath: svg).lastPathComponent
+                section.append("![shark-bench: every workload's time relative to raw C SQLite, per backend](\(chart))")
+            }
+            section += markdownSections
+            _ = try GeneratedSection.splice(section.joined(separator: "\n\n"), into: markdownInto, dryRun: false)
+        }
+        if let svg {
+            try Data(RatioChart(results: results).svg.utf8).write(to: URL(fileURLWithPath: svg), options: .atomic)
+        }
+        if let previous { print("\n" + Comparison(old: previous, new: results).rendered) }
     }
 }
 
-extension SharkBench {
-    /// O, `runs` times per backend, backends alternated; medians, and the latencies of all runs.
-    func runObservation(directory: String) throws {
-        let (kinds, results) = try SharkStoreRuns.alternating(backends, runs: runs, label: "O") { kind in
-            try ObservationBench.run(kind, commits: commits, batch: batch, directory: directory)
-        }
-        let build = SharkStoreRuns.buildDescription
-        print(
-            "O: \(commits) commits of \(batch) inserted objects, without and with 10 live queries observing; "
-                + "median of \(runs) runs (\(build))\n")
-        print(
-            "| driver | no observer (ms) | 10 observers, until caught up (ms) | ratio | spread of ratios | latency median (ms) | latency p99 (ms) | deliveries |"
-        )
-        print("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
-        func ms(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        }
-        for kind in kinds {
-            let runs = results[kind] ?? []
-            let plain = runs.map { ms($0.plain) }.sorted()
-            let observed = runs.map { ms($0.observed) }.sorted()
-            let ratios = runs.map { ms($0.observed) / ms($0.plain) }.sorted()
-            var latencies = runs[0].latencies
-            for run in runs.dropFirst() { latencies.add(run.latencies) }
-            let deliveries = runs.map(\.deliveries).reduce(0, +) / max(1, runs.count)
-            let row = [
-                kind.title, String(format: "%.1f", plain[plain.count / 2]),
-                String(format: "%.1f", observed[observed.count / 2]),
-                String(format: "%.2f×", ratios[ratios.count / 2]),
-                String(format: "%.2f–%.2f×", ratios.first ?? 0, ratios.last ?? 0),
-                String(format: "%.2f", Double(latencies.valueAtPercentile(50)) / 1e6),
-                String(format: "%.2f", Double(latencies.valueAtPercentile(99)) / 1e6), "\(deliveries)",
-            ]
-            print("| " + row.joined(separator: " | ") + " |")
-        }
+/// The workloads `--workloads` chose: the ones every backend runs, and whether S and O run.
+struct WorkloadSelection {
+    var main: [Workload]
+    var sync: Bool
+    var observation: Bool
+
+    static let all = WorkloadSelection(main: Workload.allCases, sync: true, observation: true)
+
+    init(main: [Workload], sync: Bool, observation: Bool) {
+        (self.main, self.sync, self.observation) = (main, sync, observation)
+    }
+
+    init(_ text: String) throws {
+        var names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        sync = names.contains("S")
+        observation = names.contains("O")
+        names.removeAll { $0 == "S" || $0 == "O" }
+        main = try commaSeparated(names.joined(separator: ","), of: Workload.self, what: "workload")
     }
 }
 

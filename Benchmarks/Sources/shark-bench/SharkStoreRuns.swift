@@ -39,15 +39,17 @@ enum SharkStoreRuns {
     }
 
     /// `body` for each of `backends` that is a SharkORM driver, `runs` times, backends
-    /// alternated within each repetition, with progress on standard error.
+    /// alternated within each repetition, with a progress bar on a terminal.
     static func alternating<Result>(
         _ backends: [BackendKind], runs: Int, label: String, _ body: (BackendKind) throws -> Result
     ) rethrows -> (kinds: [BackendKind], results: [BackendKind: [Result]]) {
         let kinds = backends.filter(Self.kinds.contains)
         var results: [BackendKind: [Result]] = [:]
+        let progress = ProgressBar(total: runs * kinds.count)
+        defer { progress.finish() }
         for run in 0..<runs {
             for kind in kinds {
-                FileHandle.standardError.write(Data("\(label): run \(run + 1)/\(runs), \(kind.rawValue)\n".utf8))
+                progress.step("\(label): run \(run + 1)/\(runs), \(kind.title)")
                 results[kind, default: []].append(try body(kind))
             }
         }

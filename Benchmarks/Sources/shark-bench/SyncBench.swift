@@ -74,46 +74,76 @@ enum SyncBench {
     }
 }
 
-extension SharkBench {
-    /// S, `runs` times per backend, backends alternated; medians with their spread.
-    func runSync(directory: String) throws {
+/// What S reports per driver: medians of the runs, with the spread of the capture cost.
+struct SyncFigures: Codable {
+    var backend: String
+    var plainInsertMilliseconds: Double
+    var syncedInsertMilliseconds: Double
+    /// Inserts with sync on over inserts with sync off (goal ≤ 1.5).
+    var captureRatio: Double
+    var captureRatioMin: Double
+    var captureRatioMax: Double
+    /// The full export's size over the rows changed (goal ≤ 25).
+    var bytesPerChange: Double
+    /// Rows exported per second (goal ≥ 500,000).
+    var exportChangesPerSecond: Double
+    var importMilliseconds: Double
+    /// The import's throughput as a share of the plain inserts' (goal ≥ 0.5).
+    var importShareOfPlainInserts: Double
+}
+
+extension SyncBench {
+    /// S, `runs` times per SharkORM backend among `backends`, alternated.
+    static func measure(_ backends: [BackendKind], runs: Int, changes: Int, directory: String) throws -> [SyncFigures] {
         let (kinds, results) = try SharkStoreRuns.alternating(backends, runs: runs, label: "S") { kind in
-            try SyncBench.run(kind, changes: rows, directory: directory)
+            try run(kind, changes: changes, directory: directory)
         }
-        let build = SharkStoreRuns.buildDescription
-        print(
-            "S: \(rows) inserted rows (UUID key, a short string, two integers) in commits of \(SyncBench.commitSize); "
-                + "median of \(runs) runs (\(build))\n")
-        print(
-            "| driver | insert, sync off (ms) | insert, sync on (ms) | capture cost | bytes per change | export (changes/s) | import (ms) | import vs plain inserts |"
-        )
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        func seconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        func spread(_ values: [Double], _ format: String) -> String {
-            let sorted = values.sorted()
-            return String(format: format, sorted[sorted.count / 2]) + " ("
-                + String(format: format, sorted.first!) + "–" + String(format: format, sorted.last!) + ")"
-        }
-        for kind in kinds {
+        return kinds.map { kind in
             let runs = results[kind] ?? []
-            let plain = runs.map { seconds($0.plainInsert) }
-            let synced = runs.map { seconds($0.syncedInsert) }
-            let capture = runs.map { seconds($0.syncedInsert) / seconds($0.plainInsert) }
-            let bytes = Double(runs[0].fileBytes) / Double(rows)
-            let export = runs.map { Double(rows) / seconds($0.export) }
-            let imports = runs.map { seconds($0.importTime) }
-            // Import throughput as a share of plain-insert throughput: plain time / import time.
-            let share = runs.map { seconds($0.plainInsert) / seconds($0.importTime) }
-            let row = [
-                kind.title, String(format: "%.1f", median(plain) * 1000), String(format: "%.1f", median(synced) * 1000),
-                spread(capture, "%.2f") + "×", String(format: "%.1f", bytes),
-                String(format: "%.0f", median(export)), String(format: "%.1f", median(imports) * 1000),
-                spread(share.map { $0 * 100 }, "%.0f") + "%",
-            ]
-            print("| " + row.joined(separator: " | ") + " |")
+            let capture = runs.map { $0.syncedInsert.seconds / $0.plainInsert.seconds }.sorted()
+            return SyncFigures(
+                backend: kind.rawValue, plainInsertMilliseconds: median(runs.map(\.plainInsert.seconds)) * 1000,
+                syncedInsertMilliseconds: median(runs.map(\.syncedInsert.seconds)) * 1000,
+                captureRatio: median(capture), captureRatioMin: capture.first ?? 0, captureRatioMax: capture.last ?? 0,
+                bytesPerChange: Double(runs.first?.fileBytes ?? 0) / Double(max(1, changes)),
+                exportChangesPerSecond: median(runs.map { Double(changes) / $0.export.seconds }),
+                importMilliseconds: median(runs.map(\.importTime.seconds)) * 1000,
+                importShareOfPlainInserts: median(runs.map { $0.plainInsert.seconds / $0.importTime.seconds }))
         }
     }
+
+    /// The Markdown table of `figures`.
+    static func table(_ figures: [SyncFigures], changes: Int, runs: Int) -> String {
+        var lines = [
+            "S: \(changes) inserted rows (UUID key, a short string, two integers) in commits of \(commitSize); "
+                + "median of \(runs) runs (\(SharkStoreRuns.buildDescription))", "",
+            "| driver | insert, sync off (ms) | insert, sync on (ms) | capture cost | bytes per change | export (changes/s) | import (ms) | import vs plain inserts |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for figure in figures {
+            let title = BackendKind(rawValue: figure.backend)?.title ?? figure.backend
+            let row = [
+                title, String(format: "%.1f", figure.plainInsertMilliseconds),
+                String(format: "%.1f", figure.syncedInsertMilliseconds),
+                String(
+                    format: "%.2f× (%.2f–%.2f)", figure.captureRatio, figure.captureRatioMin, figure.captureRatioMax),
+                String(format: "%.1f", figure.bytesPerChange), String(format: "%.0f", figure.exportChangesPerSecond),
+                String(format: "%.1f", figure.importMilliseconds),
+                String(format: "%.0f%%", figure.importShareOfPlainInserts * 100),
+            ]
+            lines.append("| " + row.joined(separator: " | ") + " |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// The median of `values` (the upper one of an even count); 0 for none.
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return 0 }
+    return values.sorted()[values.count / 2]
 }

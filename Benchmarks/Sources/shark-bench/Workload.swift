@@ -20,6 +20,8 @@ enum Workload: String, CaseIterable, Sendable {
     case aggregate = "A"
     /// J: 100 pages of members, each member with its team (a join, or a prefetch).
     case join = "J"
+    /// R: remove every other row fetched by W2, by object, in one transaction.
+    case remove = "R"
 
     var title: String {
         switch self {
@@ -31,6 +33,7 @@ enum Workload: String, CaseIterable, Sendable {
         case .query: "Q 1,000 queries on an indexed column, a fresh value each"
         case .aggregate: "20 sums of a column over all rows"
         case .join: "J 100 pages of 100 members with their teams"
+        case .remove: "R remove every other row, one transaction"
         }
     }
 }
