@@ -111,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "shark",
             dependencies: [
-                "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync",
+                "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync", "SharkSQLiteCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/shark"

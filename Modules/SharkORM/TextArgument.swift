@@ -34,7 +34,13 @@ struct TextArgument {
         case .date: return date(trimmed).map { .real($0.timeIntervalSinceReferenceDate) } ?? finiteReal(trimmed)
         case .uuid: return UUID(uuidString: trimmed).map { .blob($0.bytes) }
         case .data: return blob(trimmed)
-        case .string, .url, .json, .decimal, .sortableDecimal: return .text(text)
+        case .decimal, .sortableDecimal:
+            // A number and nothing else; the comparison then uses the column's own form.
+            guard let first = trimmed.first, first.isNumber || first == "-" || first == "+" || first == ".",
+                let decimal = DecimalText.decode(trimmed), !decimal.isNaN
+            else { return nil }
+            return column.logicalType == .sortableDecimal ? .text(DecimalText.encode(decimal)) : .text("\(decimal)")
+        case .string, .url, .json: return .text(text)
         case nil:
             switch column.type {
             case .integer: return Int64(trimmed).map(Value.integer)
@@ -56,7 +62,8 @@ struct TextArgument {
         case .date: kind = "a date (2024-05-01, 2024-05-01T09:30:00Z) or seconds since 2001"
         case .uuid: kind = "a UUID"
         case .data: kind = "hexadecimal bytes"
-        case .string, .url, .json, .decimal, .sortableDecimal: kind = "text"
+        case .decimal, .sortableDecimal: kind = "a decimal number"
+        case .string, .url, .json: kind = "text"
         case nil:
             switch column.type {
             case .integer: kind = "an integer"

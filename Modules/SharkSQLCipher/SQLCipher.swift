@@ -109,6 +109,21 @@ public enum SQLCipher {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw SharkError.cannotOpen(path: destination, reason: "the file already exists")
         }
+        // The copy reads the source through a connection that could write (SQLCipher 3 cannot
+        // export from a read-only one): with a write-ahead log beside the source, closing
+        // that connection would fold the log into it. Leave such a source alone.
+        let resolved = URL(fileURLWithPath: source).resolvingSymlinksInPath().path
+        guard !FileManager.default.fileExists(atPath: resolved + "-wal") else {
+            throw SharkError.cannotOpen(
+                path: source,
+                reason: "a write-ahead log (\(resolved)-wal) is beside it: close the program that has it open "
+                    + "(or open and close it once, if one was interrupted), then copy it")
+        }
+        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SharkError.cannotOpen(path: destination, reason: "its folder \(directory) does not exist")
+        }
         do {
             let connection = try SQLiteConnection(path: source, library: library) { connection in
                 try keying?.key(connection, role: .writer)

@@ -1,4 +1,6 @@
 import Foundation
+import SharkORM
+import SharkSQLite
 import Testing
 
 /// Bad input gets one clear line on standard error, an exit code of its kind, and leaves
@@ -63,11 +65,15 @@ struct BadInputTests {
         let empty = directory.appendingPathComponent("empty.sqlite").path
         #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         try expectFailure(["info", empty], status: 65, mentioning: "empty", files: [empty])
+        try expectFailure(["info", text], status: 65, mentioning: "is not a database", files: [text])
         try expectFailure(
-            ["info", text], environment: ["SHARK_KEY": "k"], status: 77, mentioning: "not a database", files: [text])
+            ["encrypt", text, "-o", text + ".enc"], status: 65, mentioning: "not a database", files: [text])
+        // Whole pages of noise could be an encrypted database: only a key tells.
+        let noise = directory.appendingPathComponent("noise.db").path
+        try Data((0..<8192).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: noise))
         try expectFailure(
-            ["encrypt", text, "-o", text + ".enc"], status: 65, mentioning: "not a plain SQLite database", files: [text]
-        )
+            ["info", noise], environment: ["SHARK_KEY": "k"], status: 77, mentioning: "not a database", files: [noise])
+        try expectFailure(["query", noise, "Member"], status: 77, mentioning: "--key-file", files: [noise])
         // A plain database whose pages were overwritten.
         let path = try Fixtures.plainDatabase(in: directory)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -133,5 +139,123 @@ struct BadInputTests {
             ["encrypt", path, "-o", other], environment: ["SHARK_KEY": "k"], status: 73, mentioning: "exists",
             files: [path, other])
         try expectFailure(["export", path, "-o", other], status: 73, mentioning: "--force", files: [path, other])
+    }
+}
+
+/// What a review of the first version found: each a case a user can hit.
+@Suite("shark on awkward input")
+struct AwkwardInputTests {
+    @Test("command-line errors are one line too, with where to find help")
+    func usageErrors() throws {
+        for arguments in [["nope"], ["query"], ["query", "x.db"], ["info", "--bogus", "x.db"], ["encrypt", "a.db"]] {
+            let result = try SharkProcess.run(arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.errorLines.count == 1, "\(arguments): \(result.error)")
+            #expect(result.error.hasPrefix("shark: error: "), "\(arguments)")
+            #expect(result.error.contains("--help"))
+        }
+        let help = try SharkProcess.run(["query", "--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("Examples:"))
+        let bench = try SharkProcess.run(["bench", "--help"])
+        #expect(bench.status == 0)
+        #expect(bench.output.contains("shark-bench"))
+    }
+
+    @Test("export refuses to write over the database it reads")
+    func exportOverItself() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let before = try DiskState(of: path)
+        let result = try SharkProcess.run(["export", path, "-o", path, "--force"])
+        #expect(result.status == 64)
+        #expect(result.error.contains("is the database itself"))
+        let link = directory.appendingPathComponent("link.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        let viaLink = try SharkProcess.run(["export", link, "-o", path + "-wal", "--force"])
+        #expect(viaLink.status == 64)
+        var after = try DiskState(of: path)
+        after.siblings.removeAll { $0 == "link.sqlite" }
+        #expect(after == before)
+    }
+
+    @Test("import checks the database and every file before it writes anything")
+    func importChecksFirst() throws {
+        let directory = try Fixtures.directory()
+        let path = directory.appendingPathComponent("never-synced.sqlite").path
+        let store = try Store(.sqlite(path: path))
+        try store.commit(Team(id: "t", title: "T"))
+        store.close()
+        let log = try Fixtures.peerChangeLog(in: directory)
+        let before = try DiskState(of: path)
+        let result = try SharkProcess.run(["import", path, log])
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.contains("never synced"))
+        #expect(try DiskState(of: path) == before)
+    }
+
+    @Test("the cipher page size is one shark can open again")
+    func pageSize() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        for size in ["8192", "1000", "999999999999"] {
+            let result = try SharkProcess.run(
+                ["encrypt", path, "-o", directory.appendingPathComponent("x").path, "--page-size", size],
+                environment: ["SHARK_KEY": "k"])
+            #expect(result.status == 64, "\(size): \(result.error)")
+        }
+        let small = directory.appendingPathComponent("small.encrypted").path
+        let result = try SharkProcess.run(
+            ["encrypt", path, "-o", small, "--page-size", "1024"], environment: ["SHARK_KEY": "k"])
+        #expect(result.status == 0, "\(result.error)")
+        let info = try SharkProcess.run(["info", small, "--json"], environment: ["SHARK_KEY": "k"])
+        #expect(info.status == 0, "\(info.error)")
+    }
+
+    @Test("encrypt and decrypt leave a source with a live write-ahead log alone")
+    func liveSource() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let writer = try Store(.sqlite(path: path))
+        defer { writer.close() }
+        try writer.commit(Team(id: "late", title: "Late"))
+        let before = try DiskState(of: path)
+        let result = try SharkProcess.run(
+            ["encrypt", path, "-o", directory.appendingPathComponent("copy").path], environment: ["SHARK_KEY": "k"])
+        #expect(result.status == 75, "\(result.error)")
+        #expect(result.error.contains("write-ahead log"))
+        #expect(try DiskState(of: path) == before)
+    }
+
+    @Test("a link to a database read while its writer is live shows the writer's commits")
+    func linkToLiveDatabase() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let link = directory.appendingPathComponent("link.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        let writer = try Store(.sqlite(path: path))
+        defer { writer.close() }
+        try writer.commit(Team(id: "late", title: "Late"))
+        let result = try SharkProcess.run(["query", link, "Team", "--where", "id = ?", "late", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect((try JSONSerialization.jsonObject(with: result.outputData) as? [Any])?.count == 1)
+        let info = try SharkProcess.run(["info", link, "--json"])
+        let size = try #require(try JSONSerialization.jsonObject(with: info.outputData) as? [String: Any])["bytes"]
+        #expect((size as? Int ?? 0) > 4096)
+    }
+
+    @Test("a rollback-journal database reads with no side file left")
+    func rollbackJournal() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let store = try Store(.sqlite(path: path))
+        _ = try store.execute("PRAGMA journal_mode = DELETE")
+        store.close()
+        let before = try DiskState(of: path)
+        let result = try SharkProcess.run(["info", path, "--json", "--check"])
+        #expect(result.status == 0, "\(result.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: result.outputData) as? [String: Any])
+        #expect(object["journalMode"] as? String == "rollback")
+        #expect(try DiskState(of: path) == before)
     }
 }

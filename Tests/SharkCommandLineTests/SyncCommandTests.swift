@@ -103,3 +103,50 @@ struct SyncCommandTests {
 }
 
 private func hexadecimal(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+
+@Suite("shark with pipes and keys in the environment")
+struct PipeAndEnvironmentTests {
+    @Test("change logs travel through pipes: export -o -, import -, verify -")
+    func pipes() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let peer = try Fixtures.peerChangeLog(in: directory)
+        let log = try Data(contentsOf: URL(fileURLWithPath: peer))
+        let verify = try SharkProcess.run(["verify", "-"], input: log)
+        #expect(verify.status == 0, "\(verify.error)")
+        let imported = try SharkProcess.run(["import", path, "-"], input: log)
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.output.contains("-: 1 row(s) applied"))
+        let viaDevice = try SharkProcess.run(["inspect", "/dev/stdin"], input: log)
+        #expect(viaDevice.status == 0, "\(viaDevice.error)")
+    }
+
+    @Test("SHARK_LOG_KEY in the environment does not stop plain files; an explicit key for one does")
+    func environmentKey() throws {
+        let directory = try Fixtures.directory()
+        let peer = try Fixtures.peerChangeLog(in: directory)
+        let key = String(repeating: "ab", count: 32)
+        let plain = try SharkProcess.run(["verify", peer], environment: ["SHARK_LOG_KEY": key])
+        #expect(plain.status == 0, "\(plain.error)")
+        let explicit = try SharkProcess.run(["verify", peer, "--log-key-env", "K"], environment: ["K": key])
+        #expect(explicit.status == 77)
+        #expect(explicit.error.contains("leave out"))
+    }
+
+    @Test("--since reads any sequence number, and refuses what is not one")
+    func since() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let huge = try SharkProcess.run([
+            "export", path, "-o", "-", "--since", "{\"\(Fixtures.site.uuidString)\": 18446744073709551615}",
+        ])
+        #expect(huge.status == 0, "\(huge.error)")
+        #expect(try ChangeLogContents(reading: huge.outputData).rowCount == 0)
+        for bad in [
+            "{\"\(Fixtures.site.uuidString)\": true}", "{\"nope\": 1}", "x:1", "{\"\(Fixtures.site.uuidString)\": -1}",
+        ] {
+            let result = try SharkProcess.run(["export", path, "-o", "-", "--since", bad])
+            #expect(result.status == 64, "\(bad): \(result.error)")
+        }
+    }
+}

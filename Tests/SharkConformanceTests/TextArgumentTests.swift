@@ -55,6 +55,8 @@ struct TextArgumentTests {
         #expect(try Self.matches(store, "uuid IN (?, ?)", UUID().uuidString, Self.uuid.uuidString) == 1)
         #expect(try Self.matches(store, "decimal > ?", "9.5") == 1)
         #expect(try Self.matches(store, "decimal = ?", "10.250") == 1)
+        #expect(try Self.matches(store, "decimal < ?", " 100") == 2)
+        #expect(try Self.matches(store, "decimal > ?", "-1e3") == 2)
         // Compared with no property: a number when it reads as one.
         #expect(try Self.matches(store, "int + ? = 0", "42") == 1)
         #expect(try Self.matches(store, "? = ?", "1", "1.0") == 2)
@@ -73,6 +75,9 @@ struct TextArgumentTests {
             ("date < ?", "yesterday", "a date"),
             ("double > ?", "nan", "a number for double"),
             ("uint64 = ?", "-1", "an unsigned integer for uint64"),
+            ("decimal > ?", "abc", "a decimal number for decimal"),
+            ("decimal > ?", "12abc", "a decimal number for decimal"),
+            ("decimal > ?", "P5017", "a decimal number for decimal"),
         ]
         for (predicate, argument, expected) in cases {
             #expect {

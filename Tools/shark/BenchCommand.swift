@@ -20,6 +20,12 @@ struct BenchCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
+        // Everything after `bench` goes to shark-bench, `--help` included: show this
+        // command's help too, then shark-bench's own when it is there.
+        if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
+            Terminal.write(Self.helpMessage() + "\n")
+            guard Self.locate() != nil else { return }
+        }
         try reportingFailures {
             guard let benchmark = Self.locate() else {
                 throw CommandFailure(

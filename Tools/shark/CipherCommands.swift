@@ -27,8 +27,18 @@ struct EncryptCommand: ParsableCommand {
 
     @OptionGroup var key: DatabaseKeyOptions
 
-    @Option(help: "The cipher page size of the copy, in bytes.")
+    @Option(help: "The cipher page size of the copy: 4096 (SQLCipher 4's and SharkORM's) or 1024 (SQLCipher 3's).")
     var pageSize = 4096
+
+    @Flag(help: "Print a JSON summary for scripts.")
+    var json = false
+
+    func validate() throws {
+        // The sizes SharkORM (and so every shark command) opens without being told.
+        guard pageSize == 4096 || pageSize == 1024 else {
+            throw ValidationError("--page-size is 4096 or 1024, not \(pageSize)")
+        }
+    }
 
     func run() throws {
         try reportingFailures {
@@ -38,11 +48,19 @@ struct EncryptCommand: ParsableCommand {
                     exitCode: CommandFailure.dataError)
             }
             try refuseExisting(output)
+            try OutputFile.checkFolder(of: output)
+            try refuseLive(path)
             let key = try key.key(prompt: "Key for \(output)", confirms: true)
             try withProgress("encrypting") {
                 try SQLCipher.encrypt(plainDatabaseAt: path, into: output, key: key, pageSize: pageSize)
             }
-            Terminal.write("wrote \(output), encrypted\n")
+            Terminal.write(
+                json
+                    ? JSONText.object([
+                        ("file", .string(output)), ("encrypted", .bool(true)),
+                        ("bytes", .integer(DatabaseFile.size(of: output))),
+                    ]).rendered
+                    : "wrote \(output), encrypted\n")
         }
     }
 }
@@ -68,6 +86,9 @@ struct DecryptCommand: ParsableCommand {
 
     @OptionGroup var key: DatabaseKeyOptions
 
+    @Flag(help: "Print a JSON summary for scripts.")
+    var json = false
+
     func run() throws {
         try reportingFailures {
             guard try DatabaseFile.kind(of: path) == .encryptedOrOther else {
@@ -75,9 +96,17 @@ struct DecryptCommand: ParsableCommand {
                     "\(path) is not encrypted: there is nothing to decrypt", exitCode: CommandFailure.dataError)
             }
             try refuseExisting(output)
+            try OutputFile.checkFolder(of: output)
+            try refuseLive(path)
             let key = try key.key()
             try withProgress("decrypting") { try SQLCipher.decrypt(databaseAt: path, key: key, into: output) }
-            Terminal.write("wrote \(output), not encrypted\n")
+            Terminal.write(
+                json
+                    ? JSONText.object([
+                        ("file", .string(output)), ("encrypted", .bool(false)),
+                        ("bytes", .integer(DatabaseFile.size(of: output))),
+                    ]).rendered
+                    : "wrote \(output), not encrypted\n")
         }
     }
 }
@@ -101,6 +130,9 @@ struct RekeyCommand: ParsableCommand {
 
     @OptionGroup var newKey: NewKeyOptions
 
+    @Flag(help: "Print a JSON summary for scripts.")
+    var json = false
+
     func run() throws {
         try reportingFailures {
             guard try DatabaseFile.kind(of: database.path) == .encryptedOrOther else {
@@ -108,12 +140,30 @@ struct RekeyCommand: ParsableCommand {
                     "\(database.path) is not encrypted: use shark encrypt to make an encrypted copy",
                     exitCode: CommandFailure.dataError)
             }
-            let store = try database.open(writable: true)
-            defer { store.close() }
+            // The current key is checked read-only first: a wrong one changes nothing.
+            let current = try database.key.key()
+            try database.open(key: current).close()
             let key = try newKey.key(raw: database.key.rawKey)
+            let store = try database.open(writable: true, key: current)
+            defer { store.close() }
             try withProgress("re-encrypting") { try SQLCipher.rekey(store, to: key) }
-            Terminal.write("\(database.path) has its new key\n")
+            Terminal.write(
+                json
+                    ? JSONText.object([("file", .string(database.path)), ("rekeyed", .bool(true))]).rendered
+                    : "\(database.path) has its new key\n")
         }
+    }
+}
+
+/// Refuses to copy a database a program has open with a write-ahead log beside it: the copy
+/// would fold the log into it (SQLCipher 3 copies only through a connection that can write).
+func refuseLive(_ path: String) throws {
+    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    if FileManager.default.fileExists(atPath: resolved + "-wal") {
+        throw CommandFailure(
+            "\(path) has a write-ahead log beside it (a program has it open, or was interrupted): close that "
+                + "program, or open and close the database once, then try again",
+            exitCode: CommandFailure.temporaryFailure)
     }
 }
 

@@ -15,8 +15,11 @@ struct CommandFailure: Error {
     static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
     static let cannotCreate: Int32 = 73
+    static let temporaryFailure: Int32 = 75
     static let ioError: Int32 = 74
     static let permission: Int32 = 77
+    /// Interrupted at a prompt (Ctrl-C), as shells report SIGINT.
+    static let interrupted: Int32 = 130
 
     init(_ message: String, exitCode: Int32) {
         self.message = message
@@ -45,9 +48,16 @@ struct CommandFailure: Error {
             }
         case let error as SyncError:
             switch error {
-            case .keyMismatch, .wrongKey:
+            case .keyMismatch(let reason) where reason.contains("not encrypted"):
                 self.init(
-                    "\(error) (give it with --log-key-file, --log-key-env or SHARK_LOG_KEY)", exitCode: Self.permission)
+                    "\(reason): leave out --log-key-file and --log-key-env for this file", exitCode: Self.permission)
+            case .keyMismatch(let reason):
+                self.init(
+                    "\(reason) with --log-key-file, --log-key-env or SHARK_LOG_KEY", exitCode: Self.permission)
+            case .wrongKey:
+                self.init(
+                    "\(error): check the key given with --log-key-file, --log-key-env or SHARK_LOG_KEY",
+                    exitCode: Self.permission)
             case .misuse, .unsupportedModel:
                 self.init(error.description, exitCode: Self.usage)
             case .notAChangeLog, .unsupportedFormatVersion, .corrupt, .tooLarge, .foreignLineage:
@@ -55,6 +65,8 @@ struct CommandFailure: Error {
             }
         case let error as CocoaError where error.code == .fileReadNoSuchFile:
             self.init("no such file: \(error.filePath ?? "?")", exitCode: Self.noInput)
+        case let error as CocoaError:
+            self.init(error.localizedDescription, exitCode: Self.ioError)
         default:
             self.init(String(describing: error), exitCode: Self.ioError)
         }
@@ -76,7 +88,11 @@ struct CommandFailure: Error {
         case .invalidQuery: self.init(error.description, exitCode: Self.usage)
         case .invalidModel(let entity, let reason): self.init("\(entity): \(reason)", exitCode: Self.usage)
         case .cannotOpen: self.init(error.description, exitCode: Self.cannotCreate)
-        default: self.init(error.description, exitCode: 1)
+        case .readOnly(let path, _):
+            self.init(
+                "\(path) cannot be read without writing to it (an interrupted writer left a journal to roll back?): "
+                    + "open it once with the app, or with shark import, then try again", exitCode: Self.dataError)
+        default: self.init(error.description, exitCode: Self.ioError)
         }
     }
 }

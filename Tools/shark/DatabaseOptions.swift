@@ -3,6 +3,7 @@ import Foundation
 import SharkORM
 import SharkSQLCipher
 import SharkSQLite
+import SharkSQLiteCore
 
 /// The database a command works on, its key when encrypted, and tracing.
 struct DatabaseOptions: ParsableArguments {
@@ -14,14 +15,15 @@ struct DatabaseOptions: ParsableArguments {
     @Flag(help: "Print each SQL statement to standard error (arguments and keys are never shown).")
     var trace = false
 
-    /// Opens the store: `.sqlite` for a plain file, `.sqlcipher` (with the key) otherwise.
-    /// Read-only unless `writable`; never creates a file.
-    func open(writable: Bool = false) throws -> Store {
+    /// Opens the store: `.sqlite` for a plain file, `.sqlcipher` otherwise, with `given` or
+    /// else the key from its source. Read-only unless `writable`; never creates a file.
+    func open(writable: Bool = false, key given: SQLCipherKey? = nil) throws -> Store {
         let kind = try DatabaseFile.kind(of: path)
         var configuration: StoreConfiguration
         switch kind {
         case .plain: configuration = .sqlite(path: path, readOnly: !writable)
-        case .encryptedOrOther: configuration = .sqlcipher(path: path, key: try key.key(), readOnly: !writable)
+        case .encryptedOrOther:
+            configuration = .sqlcipher(path: path, key: try given ?? key.key(), readOnly: !writable)
         }
         if trace {
             configuration = configuration.traced { event in Terminal.writeError("trace: \(event)") }
@@ -35,38 +37,61 @@ enum DatabaseFile {
     enum Kind {
         /// A plain SQLite database.
         case plain
-        /// Anything else: an encrypted database, or not a database at all (only the key tells).
+        /// An encrypted database, or not a database at all (only the key tells).
         case encryptedOrOther
     }
 
-    /// The kind of the file at `path`; throws for a missing file, a directory, an empty file.
+    /// The kind of the file at `path`; throws for a missing file, anything but a regular
+    /// file (a directory, a pipe), and a file too small or of a size no database has.
     static func kind(of path: String) throws -> Kind {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: resolved) else {
             throw CommandFailure("no such file: \(path)", exitCode: CommandFailure.noInput)
         }
-        guard !isDirectory.boolValue else {
-            throw CommandFailure("\(path) is a directory, not a database file", exitCode: CommandFailure.noInput)
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            let what = attributes[.type] as? FileAttributeType == .typeDirectory ? "a directory" : "not a regular file"
+            throw CommandFailure("\(path) is \(what), not a database file", exitCode: CommandFailure.noInput)
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CommandFailure("cannot read \(path)", exitCode: CommandFailure.noInput)
+        guard let handle = FileHandle(forReadingAtPath: resolved) else {
+            throw CommandFailure("cannot read \(path): check its permissions", exitCode: CommandFailure.noInput)
         }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 100)) ?? Data()
         guard !header.isEmpty else {
             throw CommandFailure("\(path) is empty, not a database", exitCode: CommandFailure.dataError)
         }
-        return header.starts(with: Data("SQLite format 3\u{0}".utf8)) ? .plain : .encryptedOrOther
+        if header.starts(with: Data("SQLite format 3\u{0}".utf8)) { return .plain }
+        // Every database, encrypted or not, is whole pages of at least 512 bytes.
+        let size = (attributes[.size] as? Int) ?? 0
+        guard size >= 512, size % 512 == 0 else {
+            throw CommandFailure(
+                "\(path) is not a database (neither SQLite's header nor whole encrypted pages)",
+                exitCode: CommandFailure.dataError)
+        }
+        return .encryptedOrOther
     }
 
-    /// The journal mode a plain database's header records ("wal" or "delete"), nil when the
-    /// header is encrypted.
+    /// The size of the file `path` names (the file a link points to).
+    static func size(of path: String) -> Int {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        return ((try? FileManager.default.attributesOfItem(atPath: resolved)[.size]) as? Int) ?? 0
+    }
+
+    /// The journal mode a plain database's header records ("wal" or "rollback"); nil when
+    /// the header is encrypted.
     static func journalMode(of path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 20), header.count == 20,
-            header.starts(with: Data("SQLite format 3\u{0}".utf8))
-        else { return nil }
-        return header[header.startIndex + 18] == 2 ? "wal" : "delete"
+        switch FileAccess.journalMode(of: URL(fileURLWithPath: path).resolvingSymlinksInPath().path) {
+        case .wal?: return "wal"
+        case .rollback?: return "rollback"
+        case nil: return nil
+        }
+    }
+
+    /// Whether `a` and `b` name the same file (through links and relative paths).
+    static func isSameFile(_ a: String, _ b: String) -> Bool {
+        func canonical(_ path: String) -> String {
+            URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+        }
+        return canonical(a) == canonical(b)
     }
 }

@@ -43,10 +43,27 @@ struct ExportCommand: ParsableCommand {
         try reportingFailures {
             let peer = try since.map(VectorText.parse) ?? VersionVector()
             let key = try logKey.key()
-            if output != "-", !force, FileManager.default.fileExists(atPath: output) {
+            if output == "-", Terminal.outputIsTerminal {
                 throw CommandFailure(
-                    "\(output) exists: choose another name, or add --force to replace it",
-                    exitCode: CommandFailure.cannotCreate)
+                    "a change log is binary: redirect standard output to a file or a pipe, or name a file with -o",
+                    exitCode: CommandFailure.usage)
+            }
+            if output != "-" {
+                let database = URL(fileURLWithPath: self.database.path).resolvingSymlinksInPath().path
+                guard
+                    !["", "-wal", "-shm", "-journal"].contains(where: { DatabaseFile.isSameFile(output, database + $0) }
+                    )
+                else {
+                    throw CommandFailure(
+                        "-o \(output) is the database itself (or one of its files): name another file",
+                        exitCode: CommandFailure.usage)
+                }
+                if !force, FileManager.default.fileExists(atPath: output) {
+                    throw CommandFailure(
+                        "\(output) exists: choose another name, or add --force to replace it",
+                        exitCode: CommandFailure.cannotCreate)
+                }
+                try OutputFile.checkFolder(of: output)
             }
             let store = try database.open()
             defer { store.close() }
@@ -78,11 +95,22 @@ enum OutputFile {
     /// Writes `data` to a temporary file beside `path`, then renames it over `path`: a
     /// failure part way never leaves a half-written file.
     static func write(_ data: Data, to path: String) throws {
+        try checkFolder(of: path)
         do {
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             throw CommandFailure(
                 "cannot write \(path): \(error.localizedDescription)", exitCode: CommandFailure.cannotCreate)
+        }
+    }
+
+    /// Throws unless the folder `path` would go in exists.
+    static func checkFolder(of path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure(
+                "cannot write \(path): its folder \(directory) does not exist", exitCode: CommandFailure.cannotCreate)
         }
     }
 }

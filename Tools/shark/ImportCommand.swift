@@ -12,17 +12,19 @@ struct ImportCommand: ParsableCommand {
             Examples:
               shark import notes.sqlite laptop.sharklog phone.sharklog
               shark import vault.sqlite --key-file vault.key --log-key-file log.key sealed.sharklog
+              ssh laptop shark export notes.sqlite -o - | shark import notes.sqlite -
 
-            Each file is checked whole, then applied in one transaction: all of it or nothing. \
-            Replaying a file changes nothing; files apply in any order. The files are taken in \
-            the order given; on the first that fails, shark stops and says which (the ones \
-            before it stay imported). The database must have synced before (a SyncEngine \
-            opened it) and be of the files' lineage.
+            Every file is read and checked whole first (structure, checksums, key, lineage), \
+            and the database is checked to be synced, before anything is written. Then each \
+            file is applied in one transaction: all of it or nothing. Replaying a file changes \
+            nothing; files apply in any order. Should applying one fail, shark stops and names \
+            it (the ones before it stay imported). The database must have synced before (a \
+            SyncEngine opened it).
             """)
 
     @OptionGroup var database: DatabaseOptions
 
-    @Argument(help: ArgumentHelp("The change-log files, applied in order.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The change-log files, applied in order (- for standard input).", valueName: "file"))
     var files: [String]
 
     @OptionGroup var logKey: LogKeyOptions
@@ -32,48 +34,49 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one change-log file to import") }
+        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read once") }
     }
 
     func run() throws {
         try reportingFailures {
-            let key = try logKey.key()
-            // Every file must be there before anything is imported.
-            for file in files where !FileManager.default.fileExists(atPath: file) {
-                throw CommandFailure("no such file: \(file)", exitCode: CommandFailure.noInput)
+            // Nothing is opened for writing before every file and the database have passed.
+            var logs: [(file: String, data: Data, key: ChangeLogKey?, lineage: String)] = []
+            for file in files {
+                let (data, contents) = try withProgress("checking \(file)") {
+                    try ChangeLogFile.read(file, keys: logKey)
+                }
+                logs.append((file, data, try logKey.key(for: data), contents.lineage))
             }
+            let lineage = try Self.syncedLineage(of: database)
+            for log in logs where log.lineage != lineage {
+                throw CommandFailure(
+                    "\(log.file): " + SyncError.foreignLineage(expected: lineage, found: log.lineage).description,
+                    exitCode: CommandFailure.dataError)
+            }
+
             let store = try database.open(writable: true)
             defer { store.close() }
             let engine = try SyncEngine(recordedIn: store)
-            let progress = Progress("importing", total: files.count)
+            let progress = Progress("importing", total: logs.count)
             defer { progress.finish() }
             var results: [JSONText] = []
             var lines: [String] = []
-            for file in files {
-                progress.advance(label: file)
-                let data: Data
-                do {
-                    data = try Data(contentsOf: URL(fileURLWithPath: file))
-                } catch {
-                    throw CommandFailure(
-                        "cannot read \(file): \(error.localizedDescription)", exitCode: CommandFailure.noInput)
-                }
+            for (index, log) in logs.enumerated() {
+                progress.advance(label: log.file)
                 let summary: SyncImportSummary
                 do {
-                    summary = try engine.importChanges(from: data, key: key)
+                    summary = try engine.importChanges(from: log.data, key: log.key)
                 } catch {
                     var failure = CommandFailure(describing: error)
-                    failure.message = "\(file): \(failure.message)"
+                    failure.message =
+                        "\(log.file): \(failure.message)"
+                        + (index > 0 ? " (the \(index) file(s) before it were imported)" : "")
                     throw failure
                 }
-                lines.append(
-                    "\(file): \(summary.rowsApplied) row(s) applied, \(summary.rowsUnchanged) unchanged"
-                        + (summary.skippedEntities.isEmpty
-                            ? "" : "; kept for later: \(summary.skippedEntities.joined(separator: ", "))")
-                        + (summary.skippedColumns.isEmpty
-                            ? "" : "; columns kept for later: \(summary.skippedColumns.joined(separator: ", "))"))
+                lines.append(Self.line(for: summary, file: log.file))
                 results.append(
                     .object([
-                        ("file", .string(file)), ("rowsApplied", .integer(summary.rowsApplied)),
+                        ("file", .string(log.file)), ("rowsApplied", .integer(summary.rowsApplied)),
                         ("rowsUnchanged", .integer(summary.rowsUnchanged)),
                         ("keptEntities", .array(summary.skippedEntities.map(JSONText.string))),
                         ("keptColumns", .array(summary.skippedColumns.map(JSONText.string))),
@@ -88,5 +91,24 @@ struct ImportCommand: ParsableCommand {
                 Terminal.write(lines.joined(separator: "\n") + "\n")
             }
         }
+    }
+
+    /// The lineage of the synced database, read without writing; a usage error for a
+    /// database that never synced.
+    static func syncedLineage(of database: DatabaseOptions) throws -> String {
+        let store = try database.open()
+        defer { store.close() }
+        return try SyncEngine(recordedIn: store).lineage
+    }
+
+    static func line(for summary: SyncImportSummary, file: String) -> String {
+        var line = "\(file): \(summary.rowsApplied) row(s) applied, \(summary.rowsUnchanged) unchanged"
+        if !summary.skippedEntities.isEmpty {
+            line += "; kept for later: \(summary.skippedEntities.joined(separator: ", "))"
+        }
+        if !summary.skippedColumns.isEmpty {
+            line += "; columns kept for later: \(summary.skippedColumns.joined(separator: ", "))"
+        }
+        return line
     }
 }

@@ -33,7 +33,9 @@ struct InfoCommand: ParsableCommand {
         try reportingFailures {
             let store = try database.open()
             defer { store.close() }
-            let report = try DatabaseReport(store: store, path: database.path, checksIntegrity: check)
+            let report = try withProgress(check ? "checking \(database.path)" : "reading \(database.path)") {
+                try DatabaseReport(store: store, path: database.path, checksIntegrity: check)
+            }
             Terminal.write(json ? report.json.rendered : report.text)
             intact = report.integrityProblems?.isEmpty ?? true
         }
@@ -45,7 +47,8 @@ struct InfoCommand: ParsableCommand {
 struct DatabaseReport {
     struct Entity {
         var schema: EntitySchema
-        var rows: Int
+        /// Nil when the table cannot be read (a damaged file, a table dropped by hand).
+        var rows: Int?
         var isInternal: Bool
     }
 
@@ -68,10 +71,12 @@ struct DatabaseReport {
     /// Why the sync state could not be read, when it could not.
     var syncProblem: String?
     var integrityProblems: [String]?
+    /// What could not be read (the page count of a damaged file, a missing table).
+    var readProblems: [String] = []
 
     init(store: Store, path: String, checksIntegrity: Bool) throws {
         self.path = path
-        bytes = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        bytes = DatabaseFile.size(of: path)
         driver = store.driverName
         if driver == "sqlcipher" {
             let settings = try SQLCipher.settings(of: store)
@@ -80,16 +85,30 @@ struct DatabaseReport {
         } else {
             sqliteVersion = SharkSQLite.sqliteVersion
         }
-        func integer(_ sql: String) throws -> Int {
-            Int(try store.rows(sql).rows.first?.first?.coercedToInt64() ?? 0)
+        // Past opening, what cannot be read is reported and the rest still shown: a damaged
+        // file is what `--check` is for.
+        var problems: [String] = []
+        func integer(_ sql: String, _ what: String) -> Int? {
+            do {
+                return Int(try store.rows(sql).rows.first?.first?.coercedToInt64() ?? 0)
+            } catch {
+                problems.append("\(what): \(CommandFailure(describing: error).message)")
+                return nil
+            }
         }
-        pageSize = try integer("PRAGMA page_size")
-        pageCount = try integer("PRAGMA page_count")
+        pageSize = integer("PRAGMA page_size", "page size") ?? 0
+        pageCount = integer("PRAGMA page_count", "page count") ?? 0
         journalMode = DatabaseFile.journalMode(of: path)
-        entities = try store.recordedSchemas().map { schema in
+        var schemas: [EntitySchema] = []
+        do {
+            schemas = try store.recordedSchemas()
+        } catch {
+            problems.append("the recorded schemas: \(CommandFailure(describing: error).message)")
+        }
+        entities = schemas.map { schema in
             let quoted = "\"" + schema.name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             return Entity(
-                schema: schema, rows: try integer("SELECT count(*) FROM \(quoted)"),
+                schema: schema, rows: integer("SELECT count(*) FROM \(quoted)", "the rows of \(schema.name)"),
                 isInternal: schema.name.hasPrefix("SharkSync"))
         }
         if entities.contains(where: { $0.schema.name == "SharkSyncSite" }) {
@@ -103,6 +122,7 @@ struct DatabaseReport {
         if checksIntegrity {
             integrityProblems = try store.checkIntegrity().problems
         }
+        readProblems = problems
     }
 
     var text: String {
@@ -131,7 +151,7 @@ struct DatabaseReport {
         if let sync {
             lines.append("")
             field("sync", "lineage \(sync.lineage), site \(sync.site.uuidString)")
-            let metadata = entities.filter(\.isInternal).map { "\($0.schema.name) \($0.rows)" }
+            let metadata = entities.filter(\.isInternal).map { "\($0.schema.name) \($0.rows.map(String.init) ?? "?")" }
             field("  metadata", metadata.joined(separator: ", ") + " rows")
             for site in sync.vector.entries.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
                 field("  seen", "\(site.uuidString): \(sync.vector[site])" + (site == sync.site ? " (this store)" : ""))
@@ -139,6 +159,10 @@ struct DatabaseReport {
         } else if let syncProblem {
             lines.append("")
             field("sync", "unreadable: \(syncProblem)")
+        }
+        if !readProblems.isEmpty {
+            lines.append("")
+            field("unreadable", readProblems.joined(separator: "; "))
         }
         if let integrityProblems {
             lines.append("")
@@ -150,9 +174,8 @@ struct DatabaseReport {
 
     private static func describe(_ entity: Entity) -> [String] {
         let schema = entity.schema
-        var lines = [
-            "\(schema.name)  \(entity.rows) row\(entity.rows == 1 ? "" : "s"), key \(schema.key.name) (\(schema.keyKind.rawValue))"
-        ]
+        let rows = entity.rows.map { "\($0) row\($0 == 1 ? "" : "s")" } ?? "rows unreadable"
+        var lines = ["\(schema.name)  \(rows), key \(schema.key.name) (\(schema.keyKind.rawValue))"]
         var table = TextTable(headers: ["column", "storage", "type", "null", "default", "refers to"])
         for column in schema.columns {
             table.append(
@@ -207,6 +230,7 @@ struct DatabaseReport {
         } else {
             members.append(("sync", syncProblem.map { .object([("error", .string($0))]) } ?? .null))
         }
+        members.append(("unreadable", .array(readProblems.map(JSONText.string))))
         if let integrityProblems {
             members.append(
                 (
@@ -223,7 +247,7 @@ struct DatabaseReport {
     private static func json(_ entity: Entity) -> JSONText {
         let schema = entity.schema
         return .object([
-            ("name", .string(schema.name)), ("rows", .integer(entity.rows)),
+            ("name", .string(schema.name)), ("rows", entity.rows.map(JSONText.integer) ?? .null),
             ("keyKind", .string(schema.keyKind.rawValue)),
             ("internal", .bool(entity.isInternal)),
             (

@@ -32,7 +32,7 @@ struct InspectCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let (data, contents) = try ChangeLogFile.read(file, key: try logKey.key())
+            let (data, contents) = try withProgress("reading \(file)") { try ChangeLogFile.read(file, keys: logKey) }
             let rows = max(0, limit ?? Int.max)
             Terminal.write(
                 json
@@ -147,27 +147,5 @@ struct InspectCommand: ParsableCommand {
                     })
             ),
         ])
-    }
-}
-
-/// Reading a change-log file from disk, with the command line's errors.
-enum ChangeLogFile {
-    static func read(_ path: String, key: ChangeLogKey?) throws -> (Data, ChangeLogContents) {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CommandFailure("no such file: \(path)", exitCode: CommandFailure.noInput)
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw CommandFailure("cannot read \(path): \(error.localizedDescription)", exitCode: CommandFailure.noInput)
-        }
-        do {
-            return (data, try ChangeLogContents(reading: data, key: key))
-        } catch {
-            var failure = CommandFailure(describing: error)
-            failure.message = "\(path): \(failure.message)"
-            throw failure
-        }
     }
 }

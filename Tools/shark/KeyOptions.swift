@@ -37,12 +37,12 @@ struct KeySource {
         if let value = environment[defaultVariable] {
             return try nonEmpty(value, from: "the environment variable \(defaultVariable)")
         }
-        guard let typed = Terminal.readSecret(prompt: prompt + ": ") else {
+        guard let typed = try Terminal.readSecret(prompt: prompt + ": ") else {
             throw CommandFailure(
                 "\(prompt.lowercased()) is needed: give it with \(options)", exitCode: CommandFailure.permission)
         }
         if confirms {
-            guard Terminal.readSecret(prompt: "Again: ") == typed else {
+            guard try Terminal.readSecret(prompt: "Again: ") == typed else {
                 throw CommandFailure("the two keys typed differ", exitCode: CommandFailure.permission)
             }
         }
@@ -121,6 +121,15 @@ struct LogKeyOptions: ParsableArguments {
         help: ArgumentHelp(
             "Read the change log's key (64 hex digits) from this environment variable.", valueName: "variable"))
     var logKeyEnv: String?
+
+    /// The key to read `file` with: the one given with an option, always; the one in
+    /// `SHARK_LOG_KEY` only when the file is encrypted (a key left in the environment must
+    /// not stop plain files from reading).
+    func key(for file: Data) throws -> ChangeLogKey? {
+        let isEncrypted = file.count >= 12 && file[file.startIndex + 10] & 1 != 0
+        if logKeyFile == nil, logKeyEnv == nil, !isEncrypted { return nil }
+        return try key()
+    }
 
     /// The key when one is given (a file, a variable or `SHARK_LOG_KEY`); nil otherwise: change
     /// logs are often not encrypted, so there is no prompt.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `shark`: SharkORM database files and change logs, without the app's model types. Everything
 /// it shows comes from the schemas and logical types each database records.
@@ -30,4 +31,26 @@ struct Shark: ParsableCommand {
             VerifyCommand.self, EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, BenchCommand.self,
         ]
     )
+
+    /// Runs the command line, with every error on one line of standard error (the argument
+    /// parser's own errors print usage over several lines): `shark: error: …`.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help and --version.
+                Terminal.write(fullMessage(for: error) + "\n")
+                Foundation.exit(0)
+            }
+            let message = self.message(for: error)
+            if !message.isEmpty {
+                // An error of the command line itself: say where help is.
+                Terminal.reportError(message + " (see shark --help, or shark COMMAND --help)")
+            }
+            Foundation.exit(code.rawValue)
+        }
+    }
 }

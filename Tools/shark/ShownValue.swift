@@ -25,9 +25,9 @@ enum ShownValue {
         case (_, .null): self = .null
         case (.bool?, .integer(let integer)): self = .bool(integer != 0)
         case (.unsignedInteger?, .integer(let integer)): self = .unsigned(UInt64(bitPattern: integer))
-        case (.date?, .real(let seconds)):
+        case (.date?, .real(let seconds)) where Self.datesShown.contains(seconds):
             self = .text(Self.dateText(Date(timeIntervalSinceReferenceDate: seconds)))
-        case (.date?, .integer(let seconds)):
+        case (.date?, .integer(let seconds)) where Self.datesShown.contains(Double(seconds)):
             self = .text(Self.dateText(Date(timeIntervalSinceReferenceDate: Double(seconds))))
         case (.uuid?, .blob(let bytes)) where bytes.count == 16:
             self = .text(Self.uuid(bytes).uuidString)
@@ -40,6 +40,10 @@ enum ShownValue {
         case (_, .blob(let bytes)): self = .bytes(bytes)
         }
     }
+
+    /// Seconds since 2001 of the dates shown as dates: years 1 to 9999, which ISO 8601 writes
+    /// with four digits. Others show as the stored number rather than a clamped date.
+    static let datesShown = -63_113_904_000.0...252_423_993_599.0
 
     static func uuid(_ bytes: Data) -> UUID {
         var tuple: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -35,15 +35,16 @@ enum Terminal {
     }
 
     /// Reads a line from the terminal without echoing it (a key); nil when there is no
-    /// terminal to ask.
-    static func readSecret(prompt: String) -> String? {
+    /// terminal to ask. Ctrl-C or Ctrl-D cancels (the terminal is restored either way: the
+    /// keys arrive as bytes, not as signals that would end the process with echo still off).
+    static func readSecret(prompt: String) throws -> String? {
         let descriptor = open("/dev/tty", O_RDWR | O_NOCTTY)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var original = termios()
         guard tcgetattr(descriptor, &original) == 0 else { return nil }
         var silent = original
-        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag &= ~tcflag_t(ECHO | ISIG)
         _ = prompt.withCString { Foundation.write(descriptor, $0, strlen($0)) }
         guard tcsetattr(descriptor, TCSAFLUSH, &silent) == 0 else { return nil }
         defer {
@@ -51,9 +52,14 @@ enum Terminal {
             _ = "\n".withCString { Foundation.write(descriptor, $0, 1) }
         }
         var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(descriptor, &byte, 1) == 1, byte != 10, byte != 13 { bytes.append(byte) }
         defer { for index in bytes.indices { bytes[index] = 0 } }
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) == 1, byte != 10, byte != 13 {
+            if byte == 3 || (byte == 4 && bytes.isEmpty) {
+                throw CommandFailure("cancelled", exitCode: CommandFailure.interrupted)
+            }
+            bytes.append(byte)
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -20,19 +20,21 @@ enum VectorText {
         let trimmed = source.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty || trimmed == "{}" { return VersionVector() }
         if trimmed.hasPrefix("{") {
-            guard let data = trimmed.data(using: .utf8),
-                var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-            else { throw invalid(text) }
-            // `shark info --json` output as a whole: take its sync vector.
-            if let sync = object["sync"] as? [String: Any], let vector = sync["vector"] as? [String: Any] {
-                object = vector
+            // A vector, or `shark info --json` output as a whole (its sync.vector). Decoded as
+            // UInt64, so every sequence number fits and `true` is not a number.
+            struct Info: Decodable {
+                struct Sync: Decodable { var vector: [String: UInt64] }
+                var sync: Sync?
             }
+            let data = Data(trimmed.utf8)
+            let entries =
+                (try? JSONDecoder().decode([String: UInt64].self, from: data))
+                ?? (try? JSONDecoder().decode(Info.self, from: data))?.sync?.vector
+            guard let entries else { throw invalid(text) }
             var vector = VersionVector()
-            for (site, sequence) in object {
-                guard let id = UUID(uuidString: site), let number = sequence as? NSNumber, number.int64Value >= 0 else {
-                    throw invalid(text)
-                }
-                vector[id] = UInt64(number.int64Value)
+            for (site, sequence) in entries {
+                guard let id = UUID(uuidString: site) else { throw invalid(text) }
+                vector[id] = sequence
             }
             return vector
         }

@@ -11,12 +11,13 @@ struct VerifyCommand: ParsableCommand {
             Examples:
               shark verify laptop.sharklog phone.sharklog
               shark verify sealed.sharklog --log-key-env LOG_KEY && echo safe to import
+              curl -s https://example.com/notes.sharklog | shark verify -
 
-            Exits with 0 when every file is intact, 65 for the first damaged one, 77 for a \
-            missing or wrong key.
+            Prints one line per file when every file is intact (exit 0); otherwise only the \
+            error for the first damaged file (exit 65), or a missing or wrong key (exit 77).
             """)
 
-    @Argument(help: ArgumentHelp("The change-log files.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The change-log files (- for standard input).", valueName: "file"))
     var files: [String]
 
     @OptionGroup var logKey: LogKeyOptions
@@ -30,24 +31,24 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let key = try logKey.key()
             var results: [JSONText] = []
+            var lines: [String] = []
             for file in files {
-                let (data, contents) = try ChangeLogFile.read(file, key: key)
-                if json {
-                    results.append(
-                        .object([
-                            ("file", .string(file)), ("ok", .bool(true)), ("bytes", .integer(data.count)),
-                            ("rows", .integer(contents.rowCount)), ("frames", .integer(contents.frameCount)),
-                            ("lineage", .string(contents.lineage)), ("source", .string(contents.source.uuidString)),
-                        ]))
-                } else {
-                    Terminal.write(
-                        "\(file): ok, \(contents.rowCount) row(s) in \(contents.frameCount) frame(s), lineage "
-                            + "\(contents.lineage), from \(contents.source.uuidString)\n")
+                let (data, contents) = try withProgress("checking \(file)") {
+                    try ChangeLogFile.read(file, keys: logKey)
                 }
+                results.append(
+                    .object([
+                        ("file", .string(file)), ("ok", .bool(true)), ("bytes", .integer(data.count)),
+                        ("rows", .integer(contents.rowCount)), ("frames", .integer(contents.frameCount)),
+                        ("lineage", .string(contents.lineage)), ("source", .string(contents.source.uuidString)),
+                    ]))
+                lines.append(
+                    "\(file): ok, \(contents.rowCount) row(s) in \(contents.frameCount) frame(s), lineage "
+                        + "\(contents.lineage), from \(contents.source.uuidString)")
             }
-            if json { Terminal.write(JSONText.array(results).rendered) }
+            // Only once every file passed: a failure leaves standard output empty.
+            Terminal.write(json ? JSONText.array(results).rendered : lines.joined(separator: "\n") + "\n")
         }
     }
 }
