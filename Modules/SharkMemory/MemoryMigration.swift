@@ -7,7 +7,7 @@ extension MemoryTable {
     ///
     /// Added columns get the property's initial value (or the zero of the storage class);
     /// removed columns are dropped; retyped columns are converted as SQLite's `CAST` would,
-    /// and refused with ``SharkError/lossySchemaChange(entity:column:reason:)`` when a stored
+    /// and refused with `SharkError.lossySchemaChange` when a stored
     /// value would change; columns that became non-optional have their NULLs back-filled;
     /// indexes are rebuilt (a new unique index over duplicates is refused). The current table
     /// is untouched until the new one is complete.

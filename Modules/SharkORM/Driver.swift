@@ -158,7 +158,7 @@
 }
 
 /// Where the column values of a row to write come from: generated model code (every `@Model`
-/// class is one, writing straight from its properties, allocation-free), or a ``ValueRow`` of
+/// class is one, writing straight from its properties, allocation-free), or a `ValueRow` of
 /// plain values for callers without the app's types.
 public protocol RowSource {
     /// Writes the value of the column at schema position `column` into `row` at `position`.

@@ -143,7 +143,7 @@ public struct ModelState {
     /// loaded (see ``Model/isFault``).
     public internal(set) var isFault = false
     /// The columns a lightweight fetch left out and no access has loaded yet; empty for a
-    /// fully loaded object (see ``Query/fetchLightweight(_:)``).
+    /// fully loaded object (see `Query.fetchLightweight(_:)`).
     public internal(set) var unloaded = ColumnSet()
 
     public init() {}

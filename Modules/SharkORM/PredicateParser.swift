@@ -20,7 +20,8 @@ import Foundation
 ///   `IS [NOT] NULL`; `+ - * / %`; parentheses;
 /// - string (`'it''s'` or `"x"`), number, `NULL`, `TRUE` and `FALSE` literals;
 /// - the functions `lower`, `upper`, `length`, `abs`, `coalesce` (see ``ScalarFunction``);
-/// - property names, in backticks when one is spelled like a keyword (`` `order` ``);
+/// - property names, between backticks when one is spelled like a keyword (a property named
+///   `order`);
 /// - arguments: `?` or the format specifiers `%@ %i %u %d %s %f %ul %ull` (and their `l`/`ll`
 ///   forms), each taking the next argument. An array argument after `IN` is the list
 ///   (`IN %@` or `IN (%@)`); nil is NULL.

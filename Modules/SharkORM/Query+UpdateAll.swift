@@ -18,7 +18,7 @@ extension Query {
         try updateAll(updates)
     }
 
-    /// ``updateAll(_:)-(PropertyUpdate<Root>...)`` with the updates as an array.
+    /// `updateAll(_:)` (the variadic form) with the updates as an array.
     @discardableResult
     public func updateAll(_ updates: [PropertyUpdate<Root>]) throws -> Int {
         if let problem { throw problem }

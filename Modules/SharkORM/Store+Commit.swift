@@ -3,7 +3,7 @@ extension Store {
     /// written, not even a statement, when a stored object has no changes.
     ///
     /// A new object with an `Int64` key gets the key the store assigns. Inside a transaction
-    /// (``write(_:)``, ``transaction(_:)``) the commit joins it; otherwise it is its own.
+    /// (`write(_:)`, `transaction(_:)`) the commit joins it; otherwise it is its own.
     ///
     /// ```swift
     /// let person = Person()

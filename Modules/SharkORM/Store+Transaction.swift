@@ -52,7 +52,7 @@ extension Store {
         return try await writerThread.run { try self.runOutermostTransaction(body) }
     }
 
-    /// ``transaction(_:)`` on the store's writer thread, as the async ``write(_:)`` does.
+    /// `transaction(_:)` on the store's writer thread, as the async `write(_:)` does.
     ///
     /// ```swift
     /// try await store.transaction {

@@ -14,7 +14,7 @@
 /// ```
 ///
 /// Its body runs synchronously, holding the store's writer: on the calling thread for
-/// ``Store/write(_:)`` (so a `@MainActor` body stays on the main
+/// `Store.write(_:)` (so a `@MainActor` body stays on the main
 /// actor), on the store's writer thread for the `async` form. Code inside the body that is not
 /// handed the transaction finds it anyway: `person.commit()`, `store.commit(person)` and
 /// queries join it through a task-local value.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Errors only the SQLCipher driver raises; the others are ``SharkORM/SharkError``.
+/// Errors only the SQLCipher driver raises; the others are `SharkError` (in SharkORM).
 ///
 /// ```swift
 /// do {

@@ -20,7 +20,7 @@ extension StoreConfiguration {
     ///
     /// With `readOnly`, the file must exist and is never written: no table is created, the
     /// journal mode is left as it is, and every write (a commit, raw SQL, preparing a model
-    /// whose table differs) fails with ``SharkError/readOnly(path:reason:)``. For tools that
+    /// whose table differs) fails with `SharkError.readOnly`. For tools that
     /// inspect a database, and for reading one on read-only media.
     ///
     /// ```swift

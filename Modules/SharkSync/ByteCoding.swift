@@ -3,7 +3,7 @@ import SharkORM
 
 /// Appends the primitive encodings of the change-log format (docs/sync-format.md): unsigned
 /// LEB128 varints, zigzag varints for signed numbers, little-endian fixed-width integers,
-/// length-prefixed bytes and strings, and tagged ``Value``s.
+/// length-prefixed bytes and strings, and tagged `Value`s.
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 

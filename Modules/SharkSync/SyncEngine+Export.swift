@@ -15,7 +15,7 @@ extension SyncEngine {
         return try ChangeLogWriter.write(log, key: key)
     }
 
-    /// ``exportChanges(since:key:)`` with the reads on one of the store's reader threads, so
+    /// `exportChanges(since:key:)` with the reads on one of the store's reader threads, so
     /// that async code never blocks a thread of the cooperative pool.
     ///
     /// ```swift

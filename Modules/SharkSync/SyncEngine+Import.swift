@@ -24,7 +24,7 @@ public struct SyncImportSummary: Sendable, Hashable {
 extension SyncEngine {
     /// Applies a change-log file from another replica, all of it or (on any error) nothing.
     /// Replaying a file changes nothing; files apply in any order. The changes are written
-    /// with origin ``ChangeOrigin/imported(_:)`` (events report them), no hook can veto them,
+    /// with origin `ChangeOrigin.imported` (events report them), no hook can veto them,
     /// and delete rules do not run (the other side applied them already).
     ///
     /// The file is read and checked completely first: a damaged, truncated, foreign or
@@ -45,7 +45,7 @@ extension SyncEngine {
         return try store.write { tx in try apply(log, in: tx) }
     }
 
-    /// ``importChanges(from:key:limits:)`` with the writes on the store's writer thread, so
+    /// `importChanges(from:key:limits:)` with the writes on the store's writer thread, so
     /// that async code never blocks a thread of the cooperative pool. The file is checked
     /// before the writer is taken.
     ///

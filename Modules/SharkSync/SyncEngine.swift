@@ -89,7 +89,7 @@ public final class SyncEngine: Sendable {
     /// On a read-only store (`.sqlite(path:readOnly: true)`) nothing is written: the engine
     /// exports and reports its vector from the metadata as it is, and refuses to open when that
     /// metadata would first need bringing up to date (a migration added columns since it last
-    /// opened writable). Importing into it fails with ``SharkError/readOnly(path:reason:)``.
+    /// opened writable). Importing into it fails with `SharkError.readOnly`.
     private init(store: Store, lineage: String, schemas: [EntitySchema], options: SyncOptions) throws {
         let tables = Dictionary(uniqueKeysWithValues: schemas.map { ($0.name, RowStateTable(for: $0)) })
         let site: UUID
@@ -138,7 +138,7 @@ public final class SyncEngine: Sendable {
     }
 
     /// What this replica has seen, per site: send it to a peer, whose
-    /// ``exportChanges(since:key:)`` then holds only what is missing here.
+    /// `exportChanges(since:key:)` then holds only what is missing here.
     ///
     /// ```swift
     /// let file = try phone.exportChanges(since: try laptop.versionVector())
@@ -147,7 +147,7 @@ public final class SyncEngine: Sendable {
         SiteTable(try SyncSiteRecord.query(in: store).fetch()).vector
     }
 
-    /// ``versionVector()`` read on one of the store's reader threads.
+    /// `versionVector()` read on one of the store's reader threads.
     ///
     /// ```swift
     /// let mine = try await sync.versionVector()
