@@ -106,7 +106,7 @@ let package = Package(
         // The tour: the README's main job.
         .executableTarget(
             name: "SharkTour",
-            dependencies: ["SharkORM", "SharkSQLite", "SharkMemory", "SharkSync"],
+            dependencies: ["SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher", "SharkSync"],
             path: "Examples/SharkTour"
         ),
         // The `shark` command line: database files and change logs without the app's model types.

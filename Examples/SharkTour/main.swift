@@ -1,13 +1,16 @@
-// The tour: models, queries and transactions on the embedded SQLite default, then sync
-// between two stores on two drivers.
+// The tour: models, queries and transactions on the embedded SQLite default, the same
+// models encrypted on SQLCipher and in memory, then sync among three stores on the three
+// drivers.
 //
-//     swift run shark-tour
+//     bash scripts/tour.sh      (the tour, then the shark command line and shark-bench)
+//     swift run shark-tour      (the tour alone)
 //
-// Every statement the store runs is printed (arguments redacted), so you can watch what
-// each call costs.
+// Every statement the SQLite store runs is printed (arguments redacted), with its duration,
+// so you can watch what each call costs.
 import Foundation
 import SharkMemory
 import SharkORM
+import SharkSQLCipher
 import SharkSQLite
 import SharkSync
 
@@ -57,8 +60,14 @@ final class Postcard {
 
 func section(_ title: String) { print("\n== \(title)") }
 
-let path = FileManager.default.temporaryDirectory.appendingPathComponent("shark-tour.sqlite").path
-for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+/// A fresh path in the temporary folder (what was there from an earlier tour removed).
+func freshPath(_ name: String) -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    return path
+}
+
+let path = freshPath("shark-tour.sqlite")
 
 let store = try Store(.sqlite(path: path).traced { print("   sql: \($0)") })
 Store.default = store
@@ -137,11 +146,39 @@ print("people left:", try Person.query().count())
 
 store.close()
 
-section("Sync: two stores on two drivers exchange change logs and converge")
-let laptopPath = FileManager.default.temporaryDirectory.appendingPathComponent("shark-tour-laptop.sqlite").path
-for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: laptopPath + suffix) }
-let laptop = try SyncEngine(store: try Store(.sqlite(path: laptopPath)), lineage: "tour", models: [Postcard.self])
+section("Encrypted on disk: the same models on SQLCipher")
+let vaultPath = freshPath("shark-tour-vault.sqlite")
+let secret = "tour secret"  // in an app: from the keychain, never in code
+let vault = try Store(.sqlcipher(path: vaultPath, key: .passphrase(secret)))
+try vault.commit([
+    Person(name: "Ada", age: 36, payrollNumber: 1), Person(name: "Grace", age: 45, payrollNumber: 2),
+])
+print("over 40 in the vault:", try Person.query(in: vault).where(\.age > 40).fetch().map(\.name))
+let settings = try SQLCipher.settings(of: vault)
+print("   \(settings.cipher), \(settings.pageSize)-byte pages, SQLCipher \(settings.cipherVersion)")
+try SQLCipher.rekey(vault, to: .passphrase("a new tour secret"))
+vault.close()
+do {
+    _ = try Store(.sqlcipher(path: vaultPath, key: .passphrase(secret)))
+} catch {
+    print("   the old key no longer opens it: \(error)")
+}
+
+section("In memory: the same models and queries, no file")
+let scratch = try Store(.memory)
+try scratch.commit([
+    Person(name: "Edsger", age: 72, payrollNumber: 1), Person(name: "Barbara", age: 36, payrollNumber: 2),
+])
+print("average age in memory:", try Person.query(in: scratch).average(\.age) ?? 0)
+scratch.close()
+
+section("Sync: three stores on three drivers exchange change logs and converge")
+let laptop = try SyncEngine(
+    store: try Store(.sqlite(path: freshPath("shark-tour-laptop.sqlite"))), lineage: "tour", models: [Postcard.self])
 let phone = try SyncEngine(store: try Store(.memory), lineage: "tour", models: [Postcard.self])
+let tablet = try SyncEngine(
+    store: try Store(.sqlcipher(path: freshPath("shark-tour-tablet.sqlite"), key: .passphrase(secret))),
+    lineage: "tour", models: [Postcard.self])
 let lisbon = Postcard(city: "Lisbon", message: "Trams!")
 try laptop.store.commit([lisbon, Postcard(city: "Porto", message: "Bridges")])
 let firstFile = try laptop.exportChanges()
@@ -156,11 +193,18 @@ onPhone.message = "Trams and pastéis"
 try phone.store.commit(onPhone)
 try laptop.importChanges(from: try phone.exportChanges(since: try laptop.versionVector()))
 try phone.importChanges(from: try laptop.exportChanges(since: try phone.versionVector()))
-for (name, replica) in [("laptop", laptop), ("phone", phone)] {
+// The tablet gets the laptop's changes through untrusted storage: the file is sealed.
+let sealing = ChangeLogKey.random()
+let sealed = try laptop.exportChanges(since: try tablet.versionVector(), key: sealing)
+print(
+    "sealed file for the tablet (SQLCipher): \(sealed.count) bytes;",
+    try tablet.importChanges(from: sealed, key: sealing).rowsApplied, "rows applied")
+for (name, replica) in [("laptop", laptop), ("phone", phone), ("tablet", tablet)] {
     let cards = try Postcard.query(in: replica.store).orderBy(\.city).fetch()
     print("   \(name):", cards.map { "\($0.city): \($0.message)" })
 }
 laptop.store.close()
 phone.store.close()
+tablet.store.close()
 
 print("\nDone.")

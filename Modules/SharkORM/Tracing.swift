@@ -35,8 +35,8 @@ public struct TraceEvent: Sendable, CustomStringConvertible {
 
     public var description: String {
         let args = arguments.isEmpty ? "" : " [" + arguments.joined(separator: ", ") + "]"
-        if let error { return "\(statement)\(args) — failed after \(duration): \(error)" }
-        return "\(statement)\(args) — \(rows) row(s) in \(duration)"
+        if let error { return "\(statement)\(args) — failed after \(duration.readableText): \(error)" }
+        return "\(statement)\(args) — \(rows) row(s) in \(duration.readableText)"
     }
 }
 

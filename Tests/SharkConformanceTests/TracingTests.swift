@@ -18,6 +18,22 @@ struct TracingTests {
         #expect(select.arguments == ["?"])
         #expect(!log.all.contains { $0.description.contains("Secret Name") })
         #expect(log.all.allSatisfy { $0.driver == driver.rawValue && $0.duration >= .zero })
+        // Durations a person reads: "19.6 µs", never "1.96e-05 seconds".
+        let units = [" ns", " µs", " ms", " s"]
+        #expect(log.all.allSatisfy { event in units.contains { event.description.hasSuffix($0) } })
+        #expect(!log.all.contains { $0.description.contains("seconds") })
+    }
+
+    @Test("durations read as three significant digits and the unit that fits")
+    func readableDurations() {
+        #expect(Duration.nanoseconds(0).readableText == "0 ns")
+        #expect(Duration.nanoseconds(840).readableText == "840 ns")
+        #expect(Duration.nanoseconds(19_600).readableText == "19.6 µs")
+        #expect(Duration.nanoseconds(3_520_000).readableText == "3.52 ms")
+        #expect(Duration.nanoseconds(125_400_000).readableText == "125 ms")
+        #expect(Duration.milliseconds(1_250).readableText == "1.25 s")
+        #expect(Duration.seconds(3_600).readableText == "3600 s")
+        #expect(Duration.nanoseconds(999_999).readableText == "1000 µs")
     }
 
     @Test("a failing statement is reported with its error", arguments: TestDriver.allCases)

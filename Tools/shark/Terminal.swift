@@ -64,7 +64,7 @@ enum Terminal {
     }
 }
 
-/// Readable sizes and durations for people: `1.2 MB`, `19.6 µs`.
+/// Readable sizes for people: `1.2 MB`.
 enum Readable {
     static func bytes(_ count: Int) -> String {
         let units = ["bytes", "KB", "MB", "GB", "TB"]
@@ -75,16 +75,5 @@ enum Readable {
             unit += 1
         }
         return unit == 0 ? "\(count) bytes" : String(format: "%.1f ", value) + units[unit]
-    }
-
-    static func duration(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let total = Double(seconds) + Double(attoseconds) / 1e18
-        switch total {
-        case ..<1e-6: return String(format: "%.0f ns", total * 1e9)
-        case ..<1e-3: return String(format: "%.1f µs", total * 1e6)
-        case ..<1: return String(format: "%.1f ms", total * 1e3)
-        default: return String(format: "%.2f s", total)
-        }
     }
 }
