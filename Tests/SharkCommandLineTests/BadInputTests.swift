@@ -162,6 +162,16 @@ struct AwkwardInputTests {
         #expect(bench.output.contains("shark-bench"))
     }
 
+    @Test("bench without shark-bench built says how to build it: exit 69")
+    func benchUnavailable() throws {
+        let directory = try Fixtures.directory()
+        let result = try SharkProcess.run(
+            ["bench", "--rows", "10"], environment: ["PATH": "/usr/bin:/bin"], in: directory)
+        #expect(result.status == 69, "\(result.error)")
+        #expect(result.errorLines.count == 1)
+        #expect(result.error.contains("swift build -c release --package-path Benchmarks"))
+    }
+
     @Test("export refuses to write over the database it reads")
     func exportOverItself() throws {
         let directory = try Fixtures.directory()

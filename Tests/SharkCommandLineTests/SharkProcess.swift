@@ -29,10 +29,13 @@ struct SharkProcess {
 
     /// Runs `shark arguments…` with `environment` added to a clean environment (no key
     /// variables inherited), no terminal, and `input` on standard input.
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> Result {
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, in directory: URL? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         var base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SHARK_") }
         base.merge(environment) { _, new in new }
         process.environment = base
