@@ -20,6 +20,13 @@ extension Store {
         return rows
     }
 
+    /// Whether `schema`'s entity holds any row: one read of at most one row.
+    package func hasRows(of schema: EntitySchema) throws -> Bool {
+        var query = EntityQuery(entity: schema.name)
+        query.limit = 1
+        return try !fetchRows(query, schema: schema).isEmpty
+    }
+
     /// Every row of `schema`, in key order, values in schema order.
     package func storedRows(of schema: EntitySchema) throws -> [[Value]] {
         var query = EntityQuery(entity: schema.name)

@@ -50,6 +50,11 @@ final class ChangeCapture: TransactionObserver {
 
         for (entity, keys) in order.sorted(by: { $0.key < $1.key }) {
             let table = tables[entity]!
+            if rows[entity]!.isInsertsOnly,
+                try recordInserts(keys, state: sites.encode(.inserted(stamp)), table: table, in: transaction)
+            {
+                continue
+            }
             let all = columns[entity] ?? []
             let stored = try table.states(keys, in: store)
             var written: [(key: Value, state: Data, isNew: Bool)] = []
@@ -92,6 +97,25 @@ final class ChangeCapture: TransactionObserver {
         localSite.clock = Int64(clamping: clock.last)
         try transaction.commit(sites.records)
     }
+
+    /// Records rows this transaction only inserted, without reading their states first: a
+    /// row just inserted has a state only if it was removed before (a tombstone, whose causal
+    /// length the new state must continue), and then writing a new state breaks the state
+    /// table's key. So the states are written in a savepoint, and when one key is taken the
+    /// savepoint rolls back and false sends the rows the long way. Bulk inserts, the common
+    /// case, never read the state table.
+    private func recordInserts(_ keys: [Value], state: Data, table: RowStateTable, in transaction: WriteTransaction)
+        throws -> Bool
+    {
+        do {
+            try transaction.transaction { inner in
+                try table.write(keys.map { (key: $0, state: state, isNew: true) }, in: inner)
+            }
+            return true
+        } catch SharkError.uniqueConstraint {
+            return false
+        }
+    }
 }
 
 /// The rows of one entity a transaction touched: each once, in the order first touched, with
@@ -102,6 +126,9 @@ private struct TouchedRows {
     private var positions: [RowKey: Int]?
     private(set) var keys: [Value] = []
     private(set) var changes: [[Change]] = []
+
+    /// Whether every change was an insert (and so every key is touched once).
+    var isInsertsOnly: Bool { positions == nil }
 
     mutating func append(_ change: Change, key: Value) {
         if positions == nil {

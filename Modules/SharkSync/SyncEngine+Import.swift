@@ -124,9 +124,12 @@ extension SyncEngine {
             if !kept.isEmpty { try keepPending(kept, entity: schema.name, in: tx) }
 
             // What this store has of these rows: their states and whether they are stored.
+            // A replica's first import of an entity (a new device) has nothing to look up.
             let keys = applicable.map(\.key)
-            let stored = try table.states(keys, in: store)
-            let present = Set(try store.storedRows(of: schema, withKeys: keys).map { RowKey($0[0]) })
+            let isFirst = try !store.hasRows(of: table.schema) && !store.hasRows(of: schema)
+            let stored = isFirst ? [:] : try table.states(keys, in: store)
+            let present =
+                isFirst ? [] : Set(try store.storedRows(of: schema, withKeys: keys).map { RowKey($0[0]) })
 
             // Merge every incoming row (a damaged or crafted file may name a row twice: the
             // second merges into the first's outcome), then write each row once.

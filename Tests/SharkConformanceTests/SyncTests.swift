@@ -140,6 +140,34 @@ struct SyncTests {
         #expect(try a.store.find(SyncNote.self, id: note.id)?.body == "")  // the edit was of the removed row
     }
 
+    @Test(
+        "a batch of inserts that brings back a removed key continues its causal length; the others start at 1",
+        arguments: TestDriver.allCases)
+    func reinsertionAmongInserts(driver: TestDriver) throws {
+        let a = try replica(driver, site: 1)
+        defer { a.store.close() }
+        let note = SyncNote(title: "first life")
+        try a.store.commit(note)
+        try a.store.remove(note)
+        let fresh = [SyncNote(title: "new one"), SyncNote(title: "new two")]
+        // One transaction of inserts only: the states are written without a read, and the
+        // taken key sends the whole batch the long way.
+        try a.store.commit([fresh[0], SyncNote(id: note.id, title: "second life"), fresh[1]])
+        let contents = try ChangeLogContents(reading: try a.exportChanges())
+        func uuid(_ key: Value) -> UUID? {
+            guard case .blob(let bytes) = key, bytes.count == 16 else { return nil }
+            return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        }
+        let rows = Dictionary(
+            uniqueKeysWithValues: contents.entities.flatMap(\.rows).compactMap { row in
+                uuid(row.key).map { ($0, row.causalLength) }
+            })
+        #expect(rows[note.id] == 3)
+        #expect(rows[fresh[0].id] == 1)
+        #expect(rows[fresh[1].id] == 1)
+        #expect(try SyncNote.query(in: a.store).count() == 3)
+    }
+
     @Test("imports raise events marked as imported, and capture none of their own", arguments: TestDriver.allCases)
     func importedEvents(driver: TestDriver) async throws {
         let a = try replica(driver, site: 1)
