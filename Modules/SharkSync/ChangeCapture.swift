@@ -23,7 +23,7 @@ final class ChangeCapture: TransactionObserver {
     /// Raw SQL can report no row states: it may not write synced entities or the metadata.
     var protectedEntities: Set<String> {
         synced.union(tables.values.map(\.schema.name)).union([
-            SyncEngine.siteEntity, SyncEngine.pendingEntity, SyncEngine.stateColumnsEntity,
+            SyncEngine.siteEntity, SyncEngine.pendingEntity, SyncEngine.stateColumnsEntity, SyncEngine.stateBatchEntity,
         ])
     }
 
@@ -50,15 +50,27 @@ final class ChangeCapture: TransactionObserver {
 
         for (entity, keys) in order.sorted(by: { $0.key < $1.key }) {
             let table = tables[entity]!
-            if rows[entity]!.isInsertsOnly,
-                try recordInserts(keys, state: sites.encode(.inserted(stamp)), table: table, in: transaction)
-            {
-                continue
+            let stored: [RowKey: Data]
+            if rows[entity]!.isInsertsOnly {
+                // Rows only inserted: new to sync unless a key comes back from a removal (its
+                // tombstone, in the state table, continues the causal length; an entity that
+                // never had one skips the look). The usual case is one batch for them all
+                // (see `SyncStateBatchRecord`).
+                let mayReturn = try SyncEngine.mayHaveTombstones(entity, in: transaction)
+                stored = mayReturn ? try table.states(keys, in: store) : [:]
+                if stored.isEmpty {
+                    try table.writeBatch(keys, state: sites.encode(.inserted(stamp)), in: transaction)
+                    continue
+                }
+            } else {
+                // States change one by one: the entity's batched states become rows first.
+                try table.foldBatches(in: transaction)
+                stored = try table.states(keys, in: store)
             }
             let all = columns[entity] ?? []
-            let stored = try table.states(keys, in: store)
             var written: [(key: Value, state: Data, isNew: Bool)] = []
             written.reserveCapacity(keys.count)
+            var removes = false
             // The state of a row inserted here, new to sync: the same for every such row.
             var inserted: Data?
             for (key, changes) in zip(keys, rows[entity]!.changes) {
@@ -89,32 +101,15 @@ final class ChangeCapture: TransactionObserver {
                     }
                 }
                 guard let state else { continue }
+                if !state.exists { removes = true }
                 written.append((key, sites.encode(state), storedState == nil))
             }
+            if removes { try SyncEngine.noteTombstones(of: entity, in: transaction) }
             try table.write(written, in: transaction)
         }
         localSite.seen = Int64(stamp.sequence)
         localSite.clock = Int64(clamping: clock.last)
         try transaction.commit(sites.records)
-    }
-
-    /// Records rows this transaction only inserted, without reading their states first: a
-    /// row just inserted has a state only if it was removed before (a tombstone, whose causal
-    /// length the new state must continue), and then writing a new state breaks the state
-    /// table's key. So the states are written in a savepoint, and when one key is taken the
-    /// savepoint rolls back and false sends the rows the long way. Bulk inserts, the common
-    /// case, never read the state table.
-    private func recordInserts(_ keys: [Value], state: Data, table: RowStateTable, in transaction: WriteTransaction)
-        throws -> Bool
-    {
-        do {
-            try transaction.transaction { inner in
-                try table.write(keys.map { (key: $0, state: state, isNew: true) }, in: inner)
-            }
-            return true
-        } catch SharkError.uniqueConstraint {
-            return false
-        }
     }
 }
 

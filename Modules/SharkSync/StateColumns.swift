@@ -12,6 +12,11 @@ final class SyncStateColumnsRecord {
     var id: String
     /// Its non-key column names, separated by U+001F.
     var columns: String = ""
+    /// Whether the entity may have tombstones (the states of removed rows): set when one is
+    /// written, never cleared, and true for records kept before this was (nothing was known
+    /// then). While it is false, capture writes the states of inserted rows without first
+    /// looking for a tombstone of their keys.
+    var mayHaveTombstones: Bool = true
 
     init(id: String) { self.id = id }
 }
@@ -29,11 +34,18 @@ extension SyncEngine {
                 let current = table.entity.columns.dropFirst().map(\.name)
                 let joined = current.joined(separator: "\u{1F}")
                 let record = try tx.find(SyncStateColumnsRecord.self, id: name)
+                if record == nil {
+                    // A new synced entity: no state yet, so no tombstone (unless states were
+                    // kept before this record was).
+                    let written = SyncStateColumnsRecord(id: name)
+                    written.mayHaveTombstones = try store.hasRows(of: table.schema)
+                    written.columns = joined
+                    records.append(written)
+                }
                 defer {
-                    if record?.columns != joined {
-                        let written = record ?? SyncStateColumnsRecord(id: name)
-                        written.columns = joined
-                        records.append(written)
+                    if let record, record.columns != joined {
+                        record.columns = joined
+                        records.append(record)
                     }
                 }
                 // A new entity's states (none yet) or unchanged columns: nothing to do.
@@ -42,6 +54,7 @@ extension SyncEngine {
                 let added = current.filter { !before.contains($0) && !table.isRenamed($0, from: before) }
                 guard !added.isEmpty else { continue }
                 var updated: [(key: Value, state: Data, isNew: Bool)] = []
+                _ = try tx.writingBookkeeping { try table.foldBatches(in: tx) }
                 for (key, data) in try table.allStates(in: store) {
                     var state = try table.decode(data, sites: sites)
                     guard state.exists else { continue }
@@ -83,5 +96,21 @@ extension RowStateTable {
     func isRenamed(_ column: String, from before: Set<String>) -> Bool {
         let previous = entity.columns.first { $0.name == column }?.previousNames ?? []
         return previous.contains(where: before.contains)
+    }
+}
+
+extension SyncEngine {
+    /// Records that `entity` now has a tombstone (see ``SyncStateColumnsRecord/mayHaveTombstones``).
+    static func noteTombstones(of entity: String, in tx: WriteTransaction) throws {
+        guard let record = try tx.find(SyncStateColumnsRecord.self, id: entity), !record.mayHaveTombstones else {
+            return
+        }
+        record.mayHaveTombstones = true
+        try tx.writingBookkeeping { try tx.commit(record) }
+    }
+
+    /// Whether `entity` may have tombstones; true when nothing says it has none.
+    static func mayHaveTombstones(_ entity: String, in tx: WriteTransaction) throws -> Bool {
+        try tx.find(SyncStateColumnsRecord.self, id: entity)?.mayHaveTombstones ?? true
     }
 }

@@ -75,7 +75,12 @@ extension SyncEngine {
         var summary = SyncImportSummary()
         // Sites with changes in the file this store could not apply: its vector must not claim them.
         var incomplete = Set<UUID>()
-        var metadata: [(table: RowStateTable, states: [(key: Value, state: Data, isNew: Bool)])] = []
+        var metadata:
+            [(
+                table: RowStateTable, states: [(key: Value, state: Data, isNew: Bool)],
+                batches: [(key: Data, value: [Value])]
+            )] =
+                []
         for entity in log.entities {
             for row in entity.rows { for version in row.versions { clock.receive(version.timestamp) } }
             // An entity this store does not sync (yet), or whose key kind differs here: kept
@@ -125,6 +130,7 @@ extension SyncEngine {
 
             // What this store has of these rows: their states and whether they are stored.
             // A replica's first import of an entity (a new device) has nothing to look up.
+            _ = try tx.writingBookkeeping { try table.foldBatches(in: tx) }
             let keys = applicable.map(\.key)
             let isFirst = try !store.hasRows(of: table.schema) && !store.hasRows(of: schema)
             let stored = isFirst ? [:] : try table.states(keys, in: store)
@@ -157,15 +163,34 @@ extension SyncEngine {
             var inserts: [[Value]] = []
             var states: [(key: Value, state: Data, isNew: Bool)] = []
             states.reserveCapacity(order.count)
+            // New live states that share their encoding (the rows one transaction of the source
+            // inserted) go in batches; the others in rows.
+            var batches: [Data: [Value]] = [:]
+            var removes = false
             for key in order {
                 let (state, values) = merged[key]!
                 try write(
                     state: state, values: values, key: key.value, present: present.contains(key), schema: schema,
                     inserts: &inserts, in: tx)
-                states.append((key.value, sites.encode(state), stored[key] == nil))
+                let encoded = sites.encode(state)
+                if !state.exists { removes = true }
+                if stored[key] == nil, state.exists, state.overrides.isEmpty {
+                    batches[encoded, default: []].append(key.value)
+                } else {
+                    states.append((key.value, encoded, stored[key] == nil))
+                }
             }
+            for (encoded, keys) in batches where keys.count < Self.smallestBatch {
+                states += keys.map { ($0, encoded, true) }
+            }
+            batches = batches.filter { $0.value.count >= Self.smallestBatch }
+            if removes { try Self.noteTombstones(of: table.entity.name, in: tx) }
             try tx.insertRows(inserts, schema: schema)
-            metadata.append((table, states))
+            metadata.append(
+                (
+                    table, states,
+                    batches.sorted { $0.value[0].encodedKey.lexicographicallyPrecedes($1.value[0].encodedKey) }
+                ))
         }
         // Claim the source's vector only for sites whose every change beyond what this store
         // had is in the file: the file holds all of a site's changes past `since`, so a store
@@ -178,11 +203,17 @@ extension SyncEngine {
         }
         local.clock = Int64(clamping: clock.last)
         try tx.writingBookkeeping {
-            for (table, states) in metadata { try table.write(states, in: tx) }
+            for (table, states, batches) in metadata {
+                try table.write(states, in: tx)
+                for batch in batches { try table.writeBatch(batch.value, state: batch.key, in: tx) }
+            }
             try tx.commit(sites.records)
         }
         return summary
     }
+
+    /// Fewer new rows than this sharing a state get a state row each rather than a batch.
+    static let smallestBatch = 16
 
     /// The name a column of a file has here: the same name, or the local column renamed from
     /// it (this store migrated further), or the name it had before (the file's store did).

@@ -100,6 +100,7 @@ public final class SyncEngine: Sendable {
             try store.prepare(SyncSiteRecord.self)
             try store.prepare(SyncPendingRecord.self)
             try store.prepare(SyncStateColumnsRecord.self)
+            try store.prepare(SyncStateBatchRecord.self)
             site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
         }
         self.store = store

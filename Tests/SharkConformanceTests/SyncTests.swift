@@ -168,6 +168,58 @@ struct SyncTests {
         #expect(try SyncNote.query(in: a.store).count() == 3)
     }
 
+    @Test(
+        "rows whose states are batched (bulk inserts, bulk imports) merge like any other when edited, removed and re-imported",
+        arguments: TestDriver.allCases)
+    func batchedStates(driver: TestDriver) throws {
+        let a = try replica(driver, site: 1)
+        let b = try replica(driver, site: 2)
+        let c = try replica(.memory, site: 3)
+        defer { for engine in [a, b, c] { engine.store.close() } }
+        let notes = (0..<100).map { SyncNote(title: "note \($0)", stars: $0) }
+        try a.store.commit(notes)  // one transaction: one batch on a
+        let first = try a.exportChanges()
+        try b.importChanges(from: first)  // one batch on b too
+        #expect(try a.store.fetchRows(of: "SharkSyncStateBatch").count == 1)
+        #expect(try b.store.fetchRows(of: "SharkSyncStateBatch").count == 1)
+        #expect(try b.store.fetchRows(of: "SharkSyncState_SyncNote").isEmpty)
+        // Replaying changes nothing (the import reads states one by one: the batch becomes rows).
+        #expect(try b.importChanges(from: first).rowsApplied == 0)
+        #expect(try b.store.fetchRows(of: "SharkSyncState_SyncNote").count == 100)
+        // b edits some and removes others (its batch becomes rows first); a edits others.
+        for note in try SyncNote.query(in: b.store).where(\.stars < 10).fetch() {
+            note.body = "edited on b"
+            try b.store.commit(note)
+        }
+        try SyncNote.query(in: b.store).where(\.stars >= 90).removeAll()
+        #expect(try b.store.fetchRows(of: "SharkSyncStateBatch").isEmpty)
+        // a's batch becomes rows on its first update.
+        #expect(try a.store.fetchRows(of: "SharkSyncStateBatch").count == 1)
+        for note in notes where note.stars % 10 == 5 {
+            note.title = "retitled on a"
+            try a.store.commit(note)
+        }
+        #expect(try a.store.fetchRows(of: "SharkSyncStateBatch").isEmpty)
+        #expect(try a.store.fetchRows(of: "SharkSyncState_SyncNote").count == 100)
+        let fromA = try a.exportChanges()
+        let fromB = try b.exportChanges()
+        try c.importChanges(from: fromB)
+        try c.importChanges(from: fromA)
+        try a.importChanges(from: fromB)
+        try b.importChanges(from: fromA)
+        let contents = try syncedContents(a.store)
+        #expect(try syncedContents(b.store) == contents)
+        #expect(try syncedContents(c.store) == contents)
+        #expect(try SyncNote.query(in: a.store).count() == 90)
+        #expect(try SyncNote.query(in: a.store).where(\.body == "edited on b").count() == 10)
+        #expect(try SyncNote.query(in: c.store).where(\.title == "retitled on a").count() == 9)
+        // What each exports to a newcomer is everything, batched or not.
+        let newcomer = try replica(driver, site: 4)
+        defer { newcomer.store.close() }
+        try newcomer.importChanges(from: try b.exportChanges())
+        #expect(try syncedContents(newcomer.store) == contents)
+    }
+
     @Test("imports raise events marked as imported, and capture none of their own", arguments: TestDriver.allCases)
     func importedEvents(driver: TestDriver) async throws {
         let a = try replica(driver, site: 1)
