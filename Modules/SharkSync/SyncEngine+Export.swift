@@ -80,6 +80,8 @@ extension SyncEngine {
             for row in values { stored[RowKey(row[0])] = row }
             var changes: [RowChange] = []
             changes.reserveCapacity(rows.count)
+            // Rows of one batch share their base: one array of versions for them all.
+            var shared: [ColumnVersion] = []
             for (key, state, missing) in rows {
                 guard state.exists else {
                     changes.append(
@@ -87,7 +89,8 @@ extension SyncEngine {
                     continue
                 }
                 guard let values = stored[RowKey(key)] else { continue }
-                var versions = [state.base]
+                if shared.first != state.base { shared = [state.base] }
+                var versions = shared
                 var changed: [ColumnChange] = []
                 changed.reserveCapacity(missing.count)
                 for column in missing {

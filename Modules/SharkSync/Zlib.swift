@@ -16,7 +16,7 @@ enum Zlib {
         var output = [UInt8](repeating: 0, count: Int(length))
         let status = output.withUnsafeMutableBufferPointer { out in
             input.withUnsafeBufferPointer { source in
-                compress2(out.baseAddress, &length, source.baseAddress, uLong(source.count), 6)
+                compress2(out.baseAddress, &length, source.baseAddress, uLong(source.count), 1)
             }
         }
         guard status == Z_OK else { throw .misuse("zlib could not compress a frame (status \(status))") }
