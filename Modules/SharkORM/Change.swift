@@ -51,13 +51,17 @@ public enum ChangeOrigin: Sendable, Hashable {
 /// arrays allocated, so recording costs little on bulk writes. Turned into a ``Change`` only
 /// when an observer asks.
 struct RecordedChange {
-    let schema: EntitySchema
+    /// The entity's schema, shared by reference among the changes of one entity: a bulk write
+    /// records thousands of changes, and a copied `EntitySchema` is several reference counts.
+    let shared: SharedSchema
     let key: Value?
     let operation: Change.Operation
     let columns: ColumnSet
     let origin: ChangeOrigin
     /// Written by a transaction observer: reported to events, never to observers again.
     let byObserver: Bool
+
+    var schema: EntitySchema { shared.schema }
 
     var change: Change { change(insertedColumns: nil) }
 
@@ -72,4 +76,11 @@ struct RecordedChange {
         }
         return Change(entity: schema.name, key: key, operation: operation, changedColumns: names, origin: origin)
     }
+}
+
+/// An entity schema held by reference (see ``RecordedChange/shared``).
+final class SharedSchema: Sendable {
+    let schema: EntitySchema
+
+    init(_ schema: EntitySchema) { self.schema = schema }
 }

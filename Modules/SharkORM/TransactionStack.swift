@@ -36,6 +36,9 @@ final class TransactionStack: @unchecked Sendable {
     private var observing = false
     /// Who the open transaction's changes are attributed to.
     var origin: ChangeOrigin = .local
+    /// The schemas the last changes recorded referred to, shared with the next changes of the
+    /// same entities (a bulk write comes one entity at a time; a graph, a few in turn).
+    private var recentSchemas: [SharedSchema] = []
 
     var isEmpty: Bool { levels.isEmpty }
 
@@ -62,9 +65,18 @@ final class TransactionStack: @unchecked Sendable {
     /// Records a change at the innermost level.
     @usableFromInline
     func record(schema: EntitySchema, key: Value?, _ operation: Change.Operation, _ columns: ColumnSet) {
+        // Equal schemas usually share their storage, which `==` checks first.
+        let shared: SharedSchema
+        if let recent = recentSchemas.first(where: { $0.schema == schema }) {
+            shared = recent
+        } else {
+            shared = SharedSchema(schema)
+            if recentSchemas.count == 4 { recentSchemas.removeFirst() }
+            recentSchemas.append(shared)
+        }
         levels[levels.count - 1].changes.append(
             RecordedChange(
-                schema: schema, key: key, operation: operation, columns: columns, origin: origin,
+                shared: shared, key: key, operation: operation, columns: columns, origin: origin,
                 byObserver: observing))
     }
 
@@ -73,18 +85,25 @@ final class TransactionStack: @unchecked Sendable {
     func changesForObservers() -> [Change] {
         guard let outermost = levels.first else { return [] }
         // Every insert names every column: one array per entity, shared by its inserts.
-        var insertedColumns: [String: [String]] = [:]
-        return outermost.changes.filter { !$0.byObserver }.map { recorded in
-            guard recorded.operation == .insert else { return recorded.change }
+        var insertedColumns: [ObjectIdentifier: [String]] = [:]
+        var changes: [Change] = []
+        changes.reserveCapacity(outermost.changes.count)
+        for recorded in outermost.changes where !recorded.byObserver {
+            guard recorded.operation == .insert else {
+                changes.append(recorded.change)
+                continue
+            }
+            let id = ObjectIdentifier(recorded.shared)
             let names =
-                insertedColumns[recorded.schema.name]
+                insertedColumns[id]
                 ?? {
                     let names = recorded.schema.columns.map(\.name)
-                    insertedColumns[recorded.schema.name] = names
+                    insertedColumns[id] = names
                     return names
                 }()
-            return recorded.change(insertedColumns: names)
+            changes.append(recorded.change(insertedColumns: names))
         }
+        return changes
     }
 
     /// Every change of the outermost level (savepoints fold into it as they end).

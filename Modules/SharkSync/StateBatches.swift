@@ -66,6 +66,43 @@ extension RowStateTable {
         return try store.recordedSchemas().contains { $0.name == SyncEngine.stateBatchEntity }
     }
 
+    /// Every state of this entity, batched or not, as a reader that cannot fold sees them:
+    /// the state rows (each resolved with the batches that name its key too), then the keys
+    /// only batches name. Batches are decoded once each.
+    func everyState(in store: Store, sites: SiteTable) throws -> [(key: Value, state: RowState)] {
+        var batched: [RowKey: (key: Value, state: RowState)] = [:]
+        var batchOrder: [RowKey] = []
+        for batch in try batches(in: store) {
+            let state = try decode(batch.state, sites: sites)
+            guard state.exists, state.overrides.isEmpty else {
+                throw SyncError.corrupt("a state batch of \(entity.name) holds a state it never batches")
+            }
+            for key in batch.keys {
+                let rowKey = RowKey(key)
+                if let earlier = batched[rowKey] {
+                    batched[rowKey]!.state = Self.resolve(earlier.state, with: state)
+                } else {
+                    batched[rowKey] = (key, state)
+                    batchOrder.append(rowKey)
+                }
+            }
+        }
+        var states: [(key: Value, state: RowState)] = []
+        states.reserveCapacity(batchOrder.count)
+        for (key, data) in try allStates(in: store) {
+            let state = try decode(data, sites: sites)
+            if !batched.isEmpty, let later = batched.removeValue(forKey: RowKey(key)) {
+                states.append((key, Self.resolve(state, with: later.state)))
+            } else {
+                states.append((key, state))
+            }
+        }
+        for rowKey in batchOrder {
+            if let entry = batched[rowKey] { states.append(entry) }
+        }
+        return states
+    }
+
     /// Records that every row of `keys` (none of which has a state yet) has `state`.
     func writeBatch(_ keys: [Value], state: Data, in tx: WriteTransaction) throws {
         guard !keys.isEmpty else { return }
@@ -74,6 +111,12 @@ extension RowStateTable {
 
     /// Moves this entity's batched states into the state table, one row per key, before
     /// states are read or changed one by one. Returns whether there was anything to fold.
+    ///
+    /// Usually every batched key is new to the state table, and the rows go in with one bulk
+    /// insert (in a savepoint). A key can be recorded twice, though: a row removed while no
+    /// engine watched (or by another observer) and inserted again is batched although its old
+    /// state stays. Then the insert fails on the state table's key, the savepoint rolls back,
+    /// and each key's records are resolved in order (see ``resolve(_:with:)``).
     @discardableResult
     func foldBatches(in tx: WriteTransaction) throws -> Bool {
         let batches = try batches(in: tx.store)
@@ -83,8 +126,54 @@ extension RowStateTable {
         for batch in batches {
             for key in batch.keys { states.append((key, batch.state, true)) }
         }
-        try write(states, in: tx)
+        do {
+            try tx.transaction { inner in try write(states, in: inner) }
+        } catch SharkError.uniqueConstraint {
+            try foldOverlapping(batches, in: tx)
+        }
         for batch in batches { try tx.remove(batch.record) }
         return true
+    }
+
+    /// The slow fold: each batched key's state resolved over what the state table and the
+    /// earlier batches hold for it.
+    private func foldOverlapping(
+        _ batches: [(record: SyncStateBatchRecord, state: Data, keys: [Value])], in tx: WriteTransaction
+    ) throws {
+        var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: tx.store)))
+        var resolved: [RowKey: (key: Value, state: RowState)] = [:]
+        var order: [RowKey] = []
+        for batch in batches {
+            let state = try decode(batch.state, sites: sites)
+            for key in batch.keys {
+                let rowKey = RowKey(key)
+                if let earlier = resolved[rowKey] {
+                    resolved[rowKey]!.state = Self.resolve(earlier.state, with: state)
+                } else {
+                    resolved[rowKey] = (key, state)
+                    order.append(rowKey)
+                }
+            }
+        }
+        let stored = try states(order.map { resolved[$0]!.key }, in: tx.store)
+        var written: [(key: Value, state: Data, isNew: Bool)] = []
+        written.reserveCapacity(order.count)
+        for rowKey in order {
+            var (key, state) = resolved[rowKey]!
+            if let data = stored[rowKey] { state = Self.resolve(try decode(data, sites: sites), with: state) }
+            written.append((key, sites.encode(state), stored[rowKey] == nil))
+        }
+        try write(written, in: tx)
+    }
+
+    /// A key's state when `batched` was recorded after `earlier`: a batch records an insert
+    /// of the row at its version, so it is that insert applied to the earlier state (a new
+    /// incarnation when the earlier one was removed).
+    static func resolve(_ earlier: RowState, with batched: RowState) -> RowState {
+        var state = earlier
+        state.recordInsert(
+            TransactionStamp(
+                timestamp: batched.base.timestamp, site: batched.base.site, sequence: batched.base.sequence))
+        return state
     }
 }

@@ -76,9 +76,13 @@ extension SyncEngine {
     /// would otherwise claim, for a column a migration added, the version of the row's last
     /// write.
     func stateColumnsAreCurrent() throws -> Bool {
-        let records = Dictionary(
-            try SyncStateColumnsRecord.query(in: store).fetch().map { ($0.id, $0.columns) },
-            uniquingKeysWith: { first, _ in first })
+        // Plain rows by the recorded schema: reading through the model would first bring the
+        // table in step with it (a column added since), which a read-only store cannot.
+        var records: [String: String] = [:]
+        for row in try store.fetchRows(of: Self.stateColumnsEntity) {
+            guard case .text(let id)? = row["id"], case .text(let columns)? = row["columns"] else { continue }
+            records[id] = columns
+        }
         for (name, table) in tables {
             let current = table.entity.columns.dropFirst().map(\.name)
             guard let recorded = records[name], recorded != current.joined(separator: "\u{1F}") else { continue }

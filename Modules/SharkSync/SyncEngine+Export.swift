@@ -37,17 +37,7 @@ extension SyncEngine {
         for (name, table) in tables {
             let columns = table.entity.columns.dropFirst().map(\.name)
             let everyColumn = Array(columns.indices)  // shared by the rows written in one go
-            // Batched states first: one decoding and one check of the vector for all their rows.
-            for batch in try table.batches(in: store) {
-                let state = try table.decode(batch.state, sites: sites)
-                guard state.exists, state.overrides.isEmpty else {
-                    throw SyncError.corrupt("a state batch of \(name) holds a state it never batches")
-                }
-                guard !peer.covers(site: state.base.site, sequence: state.base.sequence) else { continue }
-                pending[name, default: []] += batch.keys.map { ($0, state, everyColumn) }
-            }
-            for (key, data) in try table.allStates(in: store) {
-                let state = try table.decode(data, sites: sites)
+            for (key, state) in try table.everyState(in: store, sites: sites) {
                 let baseMissing = !peer.covers(site: state.base.site, sequence: state.base.sequence)
                 if !state.exists {
                     if baseMissing { pending[name, default: []].append((key, state, [])) }

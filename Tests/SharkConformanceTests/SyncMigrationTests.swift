@@ -97,3 +97,63 @@ struct SyncMigrationTests {
         #expect(here.title == "plan, revised" && there.title == "plan, revised")
     }
 }
+
+/// A row removed while no engine watched, then inserted again under the same key, is recorded
+/// twice (its old state stays, and the insert is batched): folding and export resolve the
+/// records in order, as the insert applied to the old state.
+@Suite("Sync after removals it did not see")
+struct UncapturedRemovalTests {
+    private static let site = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+
+    private static func engine(_ store: Store) throws -> SyncEngine {
+        try SyncEngine(
+            store: store, lineage: "uncaptured", models: [SyncNote.self, SyncFolder.self],
+            options: SyncOptions(site: site))
+    }
+
+    @Test(
+        "batched twice, or batched over a state row: export and the next update agree with a peer",
+        arguments: TestDriver.persistent)
+    func recordedTwice(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let peer = try SyncEngine(
+            store: try TestDriver.memory.makeStore(), lineage: "uncaptured", models: [SyncNote.self, SyncFolder.self])
+        defer { peer.store.close() }
+
+        var store = try driver.openFile(file.path)
+        var sync = try Self.engine(store)
+        try store.commit(SyncFolder(id: "folded", name: "one"))
+        let folded = try #require(try store.find(SyncFolder.self, id: "folded"))
+        folded.name = "two"
+        try store.commit(folded)  // its batch becomes a state row
+        try store.commit(SyncFolder(id: "batched", name: "one"))  // a batch
+        try peer.importChanges(from: try sync.exportChanges())
+        store.close()
+
+        // No engine: the removals are not captured.
+        store = try driver.openFile(file.path)
+        try SyncFolder.query(in: store).removeAll()
+        store.close()
+
+        store = try driver.openFile(file.path)
+        sync = try Self.engine(store)
+        defer { store.close() }
+        // Inserted again: batched, though each key has a state already.
+        try store.commit([SyncFolder(id: "batched", name: "three"), SyncFolder(id: "folded", name: "three")])
+        let contents = try ChangeLogContents(reading: try sync.exportChanges())
+        let rows = contents.entities.flatMap(\.rows)
+        #expect(rows.count == 2)  // one row per key, whatever records it
+        #expect(rows.allSatisfy { !$0.isRemoval })
+        try peer.importChanges(from: try sync.exportChanges())
+        #expect(try syncedContents(peer.store) == syncedContents(store))
+
+        // The next update folds the overlapping records without tripping over them.
+        let again = try #require(try store.find(SyncFolder.self, id: "batched"))
+        again.name = "four"
+        try store.commit(again)
+        try peer.importChanges(from: try sync.exportChanges(since: try peer.versionVector()))
+        #expect(try syncedContents(peer.store) == syncedContents(store))
+        #expect(try store.fetchRows(of: "SharkSyncStateBatch").isEmpty)
+    }
+}
