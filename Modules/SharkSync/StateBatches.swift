@@ -66,39 +66,41 @@ extension RowStateTable {
         return try store.recordedSchemas().contains { $0.name == SyncEngine.stateBatchEntity }
     }
 
-    /// Every state of this entity, batched or not, as a reader that cannot fold sees them:
-    /// the state rows (each resolved with the batches that name its key too), then the keys
-    /// only batches name. Batches are decoded once each.
+    /// Every state of this entity, batched or not, as a reader that cannot fold sees them.
+    ///
+    /// A key can be recorded twice (a row removed while no engine watched, then inserted
+    /// again). Two live records of one key merge on any receiver as the fold resolves them
+    /// (the later insert's version wins every column), so they are exported as they are; a
+    /// removal's record is the exception, since the insert that follows it starts a new
+    /// incarnation which the receiver's merge cannot infer: it is resolved here. So only
+    /// stores with tombstones pay a lookup per batched key.
     func everyState(in store: Store, sites: SiteTable) throws -> [(key: Value, state: RowState)] {
-        var batched: [RowKey: (key: Value, state: RowState)] = [:]
-        var batchOrder: [RowKey] = []
-        for batch in try batches(in: store) {
+        let batches = try batches(in: store)
+        let rows = try allStates(in: store)
+        var states: [(key: Value, state: RowState)] = []
+        states.reserveCapacity(rows.count + batches.reduce(0) { $0 + $1.keys.count })
+        var tombstones: [RowKey: Int] = [:]  // positions in `states`
+        for (key, data) in rows {
+            let state = try decode(data, sites: sites)
+            if !state.exists, !batches.isEmpty { tombstones[RowKey(key)] = states.count }
+            states.append((key, state))
+        }
+        for batch in batches {
             let state = try decode(batch.state, sites: sites)
             guard state.exists, state.overrides.isEmpty else {
                 throw SyncError.corrupt("a state batch of \(entity.name) holds a state it never batches")
             }
+            guard !tombstones.isEmpty else {
+                for key in batch.keys { states.append((key, state)) }
+                continue
+            }
             for key in batch.keys {
-                let rowKey = RowKey(key)
-                if let earlier = batched[rowKey] {
-                    batched[rowKey]!.state = Self.resolve(earlier.state, with: state)
+                if let position = tombstones.removeValue(forKey: RowKey(key)) {
+                    states[position].state = Self.resolve(states[position].state, with: state)
                 } else {
-                    batched[rowKey] = (key, state)
-                    batchOrder.append(rowKey)
+                    states.append((key, state))
                 }
             }
-        }
-        var states: [(key: Value, state: RowState)] = []
-        states.reserveCapacity(batchOrder.count)
-        for (key, data) in try allStates(in: store) {
-            let state = try decode(data, sites: sites)
-            if !batched.isEmpty, let later = batched.removeValue(forKey: RowKey(key)) {
-                states.append((key, Self.resolve(state, with: later.state)))
-            } else {
-                states.append((key, state))
-            }
-        }
-        for rowKey in batchOrder {
-            if let entry = batched[rowKey] { states.append(entry) }
         }
         return states
     }

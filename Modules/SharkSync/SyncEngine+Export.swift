@@ -37,22 +37,31 @@ extension SyncEngine {
         for (name, table) in tables {
             let columns = table.entity.columns.dropFirst().map(\.name)
             let everyColumn = Array(columns.indices)  // shared by the rows written in one go
+            var rows: [(key: Value, state: RowState, columns: [Int])] = []
+            // Rows of one batch follow each other with one base: one look at the vector for them.
+            var lastBase: ColumnVersion?
+            var lastBaseMissing = false
             for (key, state) in try table.everyState(in: store, sites: sites) {
-                let baseMissing = !peer.covers(site: state.base.site, sequence: state.base.sequence)
+                if state.base != lastBase {
+                    lastBase = state.base
+                    lastBaseMissing = !peer.covers(site: state.base.site, sequence: state.base.sequence)
+                }
+                let baseMissing = lastBaseMissing
                 if !state.exists {
-                    if baseMissing { pending[name, default: []].append((key, state, [])) }
+                    if baseMissing { rows.append((key, state, [])) }
                     continue
                 }
                 if state.overrides.isEmpty {
-                    if baseMissing { pending[name, default: []].append((key, state, everyColumn)) }
+                    if baseMissing { rows.append((key, state, everyColumn)) }
                     continue
                 }
                 let missing = everyColumn.filter { column in
                     let version = state.version(of: columns[column])
                     return !peer.covers(site: version.site, sequence: version.sequence)
                 }
-                if !missing.isEmpty { pending[name, default: []].append((key, state, missing)) }
+                if !missing.isEmpty { rows.append((key, state, missing)) }
             }
+            if !rows.isEmpty { pending[name] = rows }
         }
         var entities: [ChangeLogEntity] = []
         for name in pending.keys.sorted() {

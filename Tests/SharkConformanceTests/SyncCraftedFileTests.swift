@@ -157,3 +157,50 @@ struct SyncCraftedFileTests {
             entities: entities)
     }
 }
+
+/// Metadata an older build could leave: a tombstone and a batch naming the same key (that
+/// build batched an insert without knowing of the tombstone). Exports and folds resolve it as
+/// the insert applied to the removal: a new incarnation, never the removal.
+@Suite("Sync: a tombstone and a batch of one key")
+struct TombstoneUnderBatchTests {
+    @Test("exported and folded as a re-insertion", arguments: TestDriver.allCases)
+    func tombstoneUnderBatch(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let sync = try SyncEngine(store: store, lineage: "crafted", models: [SyncNote.self, SyncFolder.self])
+        try store.commit(SyncFolder(id: "k", name: "first"))
+        try SyncFolder.query(in: store).removeAll()  // a tombstone, causal length 2
+        // The row comes back, and its state with it only as a batch, as an older build wrote it.
+        let table = try #require(sync.tables["SyncFolder"])
+        try store.write { tx in
+            try tx.commit(SyncFolder(id: "k", name: "second"))
+        }
+        let vector = try sync.versionVector()
+        try store.write { tx in
+            var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
+            let stamp = TransactionStamp(
+                timestamp: HybridLogicalClock.timestamp(milliseconds: 4_000_000_000_000, counter: 0), site: sync.site,
+                sequence: vector[sync.site] + 1)
+            try tx.writingBookkeeping {
+                try table.foldBatches(in: tx)
+                // Undo the capture of the insert, then batch it over the tombstone.
+                var removed = try #require(try table.states([Value.text("k")], in: store)[RowKey(.text("k"))])
+                var state = try table.decode(removed, sites: sites)
+                state.causalLength = 2
+                removed = sites.encode(state)
+                try table.write([(.text("k"), removed, false)], in: tx)
+                try table.writeBatch([.text("k")], state: sites.encode(.inserted(stamp)), in: tx)
+            }
+        }
+        let row = try #require(try ChangeLogContents(reading: try sync.exportChanges()).entities.flatMap(\.rows).first)
+        #expect(row.causalLength == 3)
+        #expect(row.values.first { $0.column == "name" }?.value == .text("second"))
+        // The next update folds it the same way.
+        let folder = try #require(try store.find(SyncFolder.self, id: "k"))
+        folder.name = "third"
+        try store.commit(folder)
+        let after = try #require(
+            try ChangeLogContents(reading: try sync.exportChanges()).entities.flatMap(\.rows).first)
+        #expect(after.causalLength == 3)
+    }
+}
