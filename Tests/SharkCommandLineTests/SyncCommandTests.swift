@@ -32,6 +32,14 @@ struct SyncCommandTests {
         #expect(inspect.output.contains("  \(Fixtures.ada.uuidString)  present"))
         #expect(inspect.output.contains("    name = Ada"))
 
+        // With the database's logical types: dates, decimals and Bools as such.
+        let typed = try SharkProcess.run(["inspect", log, "--database", path])
+        #expect(typed.status == 0, "\(typed.error)")
+        #expect(typed.output.contains("    joined = 2023-11-14T22:13:20.000Z"))
+        #expect(typed.output.contains("    salary = 1234.5"))
+        #expect(typed.output.contains("    active = true"))
+        #expect(inspect.output.contains("    active = 1"))  // without: the stored integer
+
         let json = try SharkProcess.run(["inspect", log, "--json"])
         #expect(json.status == 0, "\(json.error)")
         let contents = try #require(try JSONSerialization.jsonObject(with: json.outputData) as? [String: Any])

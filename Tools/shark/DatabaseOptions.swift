@@ -18,17 +18,7 @@ struct DatabaseOptions: ParsableArguments {
     /// Opens the store: `.sqlite` for a plain file, `.sqlcipher` otherwise, with `given` or
     /// else the key from its source. Read-only unless `writable`; never creates a file.
     func open(writable: Bool = false, key given: SQLCipherKey? = nil) throws -> Store {
-        let kind = try DatabaseFile.kind(of: path)
-        var configuration: StoreConfiguration
-        switch kind {
-        case .plain: configuration = .sqlite(path: path, readOnly: !writable)
-        case .encryptedOrOther:
-            configuration = .sqlcipher(path: path, key: try given ?? key.key(), readOnly: !writable)
-        }
-        if trace {
-            configuration = configuration.traced { event in Terminal.writeError("trace: \(event)") }
-        }
-        return try Store(configuration)
+        try DatabaseFile.open(path, key: key, writable: writable, given: given, trace: trace)
     }
 }
 
@@ -39,6 +29,24 @@ enum DatabaseFile {
         case plain
         /// An encrypted database, or not a database at all (only the key tells).
         case encryptedOrOther
+    }
+
+    /// Opens the store at `path`: `.sqlite` for a plain file, `.sqlcipher` otherwise, with
+    /// `given` or else the key from `key`'s source. Read-only unless `writable`; never creates
+    /// a file.
+    static func open(
+        _ path: String, key: DatabaseKeyOptions, writable: Bool = false, given: SQLCipherKey? = nil, trace: Bool = false
+    ) throws -> Store {
+        var configuration: StoreConfiguration
+        switch try kind(of: path) {
+        case .plain: configuration = .sqlite(path: path, readOnly: !writable)
+        case .encryptedOrOther:
+            configuration = .sqlcipher(path: path, key: try given ?? key.key(), readOnly: !writable)
+        }
+        if trace {
+            configuration = configuration.traced { event in Terminal.writeError("trace: \(event)") }
+        }
+        return try Store(configuration)
     }
 
     /// The kind of the file at `path`; throws for a missing file, anything but a regular

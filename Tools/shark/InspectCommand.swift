@@ -13,10 +13,13 @@ struct InspectCommand: ParsableCommand {
               shark inspect laptop.sharklog
               shark inspect laptop.sharklog --json | jq '.entities[] | {name, rows: (.rows | length)}'
               shark inspect sealed.sharklog --log-key-file log.key --limit 10
+              shark inspect laptop.sharklog --database notes.sqlite
 
             The file is checked whole first, as an import would check it. Each value is shown \
             with its version: the row's causal length (odd while it exists, even once removed), \
-            the hybrid-clock time and counter, and the site and transaction that wrote it.
+            the hybrid-clock time and counter, and the site and transaction that wrote it. A \
+            change log carries storage classes, not logical types: with --database, values are \
+            shown by the logical types that database records (UUIDs, dates, decimals, Bools).
             """)
 
     @Argument(help: ArgumentHelp("The change-log file.", valueName: "file"))
@@ -27,6 +30,14 @@ struct InspectCommand: ParsableCommand {
     @Option(help: "Show at most this many rows per entity.")
     var limit: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "A database of the file's lineage whose recorded logical types show the values (read-only).",
+            valueName: "database"))
+    var database: String?
+
+    @OptionGroup var databaseKey: DatabaseKeyOptions
+
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
@@ -34,14 +45,20 @@ struct InspectCommand: ParsableCommand {
         try reportingFailures {
             let (data, contents) = try withProgress("reading \(file)") { try ChangeLogFile.read(file, keys: logKey) }
             let rows = max(0, limit ?? Int.max)
+            var types = LogicalTypes()
+            if let database {
+                let store = try DatabaseFile.open(database, key: databaseKey)
+                defer { store.close() }
+                types = LogicalTypes(try store.recordedSchemas())
+            }
             Terminal.write(
                 json
-                    ? Self.json(contents, bytes: data.count, rowsPerEntity: rows).rendered
-                    : Self.text(contents, bytes: data.count, rowsPerEntity: rows))
+                    ? Self.json(contents, bytes: data.count, rowsPerEntity: rows, types: types).rendered
+                    : Self.text(contents, bytes: data.count, rowsPerEntity: rows, types: types))
         }
     }
 
-    static func text(_ contents: ChangeLogContents, bytes: Int, rowsPerEntity: Int) -> String {
+    static func text(_ contents: ChangeLogContents, bytes: Int, rowsPerEntity: Int, types: LogicalTypes) -> String {
         var lines: [String] = []
         func field(_ name: String, _ value: String) {
             lines.append(name.padding(toLength: 10, withPad: " ", startingAt: 0) + value)
@@ -66,10 +83,10 @@ struct InspectCommand: ParsableCommand {
                 "\(entity.name): \(entity.rows.count) row(s), key \(entity.keyKind.rawValue); \(columns.joined(separator: ", "))"
             )
             for row in entity.rows.prefix(rowsPerEntity) {
-                let key = ShownValue(row.key, logicalType: entity.keyKind == .uuid ? .uuid : nil).text
+                let key = ShownValue(row.key, logicalType: types.key(of: entity)).text
                 lines.append("  \(key)  \(row.isRemoval ? "removed" : "present") \(versionText(row.version))")
                 for value in row.values {
-                    let shown = ShownValue(value.value, logicalType: nil).text
+                    let shown = ShownValue(value.value, logicalType: types.of(value.column, in: entity.name)).text
                     let version = value.version == row.version ? "" : "  \(versionText(value.version))"
                     lines.append("    \(value.column) = \(shown)\(version)")
                 }
@@ -88,7 +105,7 @@ struct InspectCommand: ParsableCommand {
             + "site \(version.site.uuidString.prefix(8)) transaction \(version.sequence))"
     }
 
-    static func json(_ contents: ChangeLogContents, bytes: Int, rowsPerEntity: Int) -> JSONText {
+    static func json(_ contents: ChangeLogContents, bytes: Int, rowsPerEntity: Int, types: LogicalTypes) -> JSONText {
         func version(_ version: ChangeLogContents.Version) -> JSONText {
             .object([
                 ("causalLength", .integer(version.causalLength)), ("time", .string(ShownValue.dateText(version.date))),
@@ -125,7 +142,7 @@ struct InspectCommand: ParsableCommand {
                                         .object([
                                             (
                                                 "key",
-                                                ShownValue(row.key, logicalType: entity.keyKind == .uuid ? .uuid : nil)
+                                                ShownValue(row.key, logicalType: types.key(of: entity))
                                                     .json
                                             ),
                                             ("removed", .bool(row.isRemoval)), ("version", version(row.version)),
@@ -135,7 +152,13 @@ struct InspectCommand: ParsableCommand {
                                                     row.values.map { value in
                                                         .object([
                                                             ("column", .string(value.column)),
-                                                            ("value", ShownValue(value.value, logicalType: nil).json),
+                                                            (
+                                                                "value",
+                                                                ShownValue(
+                                                                    value.value,
+                                                                    logicalType: types.of(value.column, in: entity.name)
+                                                                ).json
+                                                            ),
                                                             ("version", version(value.version)),
                                                         ])
                                                     })
@@ -147,5 +170,34 @@ struct InspectCommand: ParsableCommand {
                     })
             ),
         ])
+    }
+}
+
+/// The logical types a database records, by entity and column: how `inspect --database`
+/// shows a change log's values.
+struct LogicalTypes {
+    private var columns: [String: [String: LogicalType]] = [:]
+
+    init() {}
+
+    init(_ schemas: [EntitySchema]) {
+        for schema in schemas {
+            var types: [String: LogicalType] = [:]
+            for column in schema.columns {
+                // A relationship shows as its target's key does.
+                let target = column.relationship.flatMap { relationship in
+                    schemas.first { $0.name == relationship.target }?.key.logicalType
+                }
+                if let type = column.logicalType ?? target { types[column.name] = type }
+            }
+            columns[schema.name] = types
+        }
+    }
+
+    func of(_ column: String, in entity: String) -> LogicalType? { columns[entity]?[column] }
+
+    /// The key's type, from the key kind the file records: a UUID key is its 16 bytes.
+    func key(of entity: ChangeLogContents.Entity) -> LogicalType? {
+        entity.keyKind == .uuid ? .uuid : nil
     }
 }
