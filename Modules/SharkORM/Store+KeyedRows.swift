@@ -27,10 +27,12 @@ extension Store {
         return try !fetchRows(query, schema: schema).isEmpty
     }
 
-    /// Every row of `schema`, in key order, values in schema order.
-    package func storedRows(of schema: EntitySchema) throws -> [[Value]] {
+    /// Every row of `schema`, values in schema order: in key order, or (`inKeyOrder: false`)
+    /// in the order the driver finds them fastest (a table scan, where key order can mean
+    /// walking the key's index and fetching each row through it).
+    package func storedRows(of schema: EntitySchema, inKeyOrder: Bool = true) throws -> [[Value]] {
         var query = EntityQuery(entity: schema.name)
-        query.ordering = [Ordering(.column(schema.key.name))]
+        if inKeyOrder { query.ordering = [Ordering(.column(schema.key.name))] }
         return try fetchRows(query, schema: schema)
     }
 }

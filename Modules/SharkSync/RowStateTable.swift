@@ -49,9 +49,9 @@ struct RowStateTable: Sendable {
         return found
     }
 
-    /// Every state, in key order.
+    /// Every state, in no particular order.
     func allStates(in store: Store) throws -> [(key: Value, state: Data)] {
-        try store.storedRows(of: schema).map { ($0[0], try Self.state($0)) }
+        try store.storedRows(of: schema, inKeyOrder: false).map { ($0[0], try Self.state($0)) }
     }
 
     private static func state(_ row: [Value]) throws -> Data {

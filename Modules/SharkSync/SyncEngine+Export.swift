@@ -73,7 +73,8 @@ extension SyncEngine {
             let live = rows.filter { $0.state.exists }.map(\.key)
             // The values: a scan of the whole entity when most of it goes, else by key.
             let values =
-                live.count > 1_000 ? try store.storedRows(of: schema) : try store.storedRows(of: schema, withKeys: live)
+                live.count > 1_000
+                ? try store.storedRows(of: schema, inKeyOrder: false) : try store.storedRows(of: schema, withKeys: live)
             var stored: [RowKey: [Value]] = [:]
             stored.reserveCapacity(values.count)
             for row in values { stored[RowKey(row[0])] = row }
