@@ -86,10 +86,7 @@ final class StoreWorkers: @unchecked Sendable {
             started += 1
             let threadName = "\(name) \(started)"
             let thread = Thread { [self] in
-                // Seen in debuggers, `top -H` and crash reports. Set from the thread itself:
-                // on Linux a name set before the start does not always reach the system, and
-                // one longer than 15 bytes never does (the thread shows its creator's).
-                Thread.current.name = threadName
+                Self.nameCurrentThread(threadName)
                 workLoop()
             }
             if priority == .background { thread.qualityOfService = .utility }
@@ -132,6 +129,22 @@ final class StoreWorkers: @unchecked Sendable {
     /// platforms take the quality of service set before the thread started; on Linux the nice
     /// value belongs to each thread (NPTL), and `setpriority` with `who` 0 changes the
     /// calling one. Raising a nice value needs no privilege; a failure leaves the default.
+    /// Names the calling thread: seen in debuggers, `top -H` and crash reports. From the
+    /// thread itself, and on Linux through the kernel's own file for it: a name set before the
+    /// start does not always reach the system, nor, now and then, one set through
+    /// `Thread.current` on a thread given a quality of service (the thread then shows its
+    /// creator's name); one longer than 15 bytes never does.
+    private static func nameCurrentThread(_ name: String) {
+        Thread.current.name = name
+        #if os(Linux)
+            let descriptor = open("/proc/thread-self/comm", O_WRONLY)
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            let bytes = Array(name.utf8.prefix(15))
+            _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        #endif
+    }
+
     private static func lowerThreadPriority() {
         #if os(Linux)
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
