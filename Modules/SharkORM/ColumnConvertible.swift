@@ -270,8 +270,10 @@ extension UUID: ColumnConvertible {
         withUnsafeBytes(of: uuid) { Data($0) }
     }
 
+    /// The UUID of its 16 stored bytes (network order); throws for any other length. Also what
+    /// tools decoding stored values without model types use.
     @usableFromInline
-    init(bytes: Data) throws(SharkError) {
+    package init(bytes: Data) throws(SharkError) {
         guard bytes.count == 16 else {
             throw SharkError.decoding(reason: "a UUID needs 16 bytes, found \(bytes.count)")
         }

@@ -62,10 +62,13 @@ public struct ChangeLogContents: Sendable {
 
     /// The changed rows of one entity.
     public struct Entity: Sendable {
+        /// The entity's name, as the writing store records it.
         public var name: String
+        /// The kind of its key (a UUID or a String: synced entities have no store-assigned keys).
         public var keyKind: KeyKind
         /// The columns the file carries values for.
         public var columns: [Column]
+        /// Its changed rows, each once.
         public var rows: [Row]
 
         init(_ entity: ChangeLogEntity) {
@@ -86,14 +89,18 @@ public struct ChangeLogContents: Sendable {
 
     /// A column, with the storage class of its values and the names it had before.
     public struct Column: Sendable, Hashable {
+        /// The column's name in the writing store.
         public var name: String
+        /// The storage class of its values.
         public var type: StorageType
+        /// Names it had before a rename (`@Renamed(from:)`), by which an older replica knows it.
         public var previousNames: [String]
     }
 
     /// One row's state beyond what the receiver had: the value of each column changed since,
     /// or its removal.
     public struct Row: Sendable {
+        /// The row's key as stored (a UUID's 16 bytes, or the String).
         public var key: Value
         /// Odd while the row exists, even once removed; each removal and re-insertion adds one.
         public var causalLength: UInt64
@@ -108,7 +115,9 @@ public struct ChangeLogContents: Sendable {
 
     /// A column's latest value and the version that wrote it.
     public struct ColumnValue: Sendable {
+        /// The column's name (one of the entity's ``Column``s).
         public var column: String
+        /// The value as stored (storage class only: the file carries no logical types).
         public var value: Value
         public var version: Version
     }

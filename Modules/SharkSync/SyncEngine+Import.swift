@@ -78,7 +78,7 @@ extension SyncEngine {
         var metadata:
             [(
                 table: RowStateTable, states: [(key: Value, state: Data, isNew: Bool)],
-                batches: [(key: Data, value: [Value])]
+                batches: [(state: Data, keys: [Value])]
             )] =
                 []
         for entity in log.entities {
@@ -164,33 +164,43 @@ extension SyncEngine {
             var states: [(key: Value, state: Data, isNew: Bool)] = []
             states.reserveCapacity(order.count)
             // New live states that share their encoding (the rows one transaction of the source
-            // inserted) go in batches; the others in rows.
-            var batches: [Data: [Value]] = [:]
+            // inserted) go in batches, in the order first met; the others in rows. Rows of one
+            // source transaction come together: the last state is encoded once for them all.
+            var batches: [(state: Data, keys: [Value])] = []
+            var batchOf: [Data: Int] = [:]
+            var last: (state: RowState, encoded: Data, batch: Int?)?
             var removes = false
             for key in order {
                 let (state, values) = merged[key]!
                 try write(
                     state: state, values: values, key: key.value, present: present.contains(key), schema: schema,
                     inserts: &inserts, in: tx)
-                let encoded = sites.encode(state)
                 if !state.exists { removes = true }
-                if stored[key] == nil, state.exists, state.overrides.isEmpty {
-                    batches[encoded, default: []].append(key.value)
-                } else {
+                let encoded = last?.state == state ? last!.encoded : sites.encode(state)
+                guard stored[key] == nil, state.exists, state.overrides.isEmpty else {
                     states.append((key.value, encoded, stored[key] == nil))
+                    last = (state, encoded, nil)
+                    continue
                 }
+                let batch: Int
+                if let known = last?.batch, last?.encoded == encoded {
+                    batch = known
+                } else if let known = batchOf[encoded] {
+                    batch = known
+                } else {
+                    batch = batches.count
+                    batchOf[encoded] = batch
+                    batches.append((encoded, []))
+                }
+                batches[batch].keys.append(key.value)
+                last = (state, encoded, batch)
             }
-            for (encoded, keys) in batches where keys.count < Self.smallestBatch {
-                states += keys.map { ($0, encoded, true) }
+            for batch in batches where batch.keys.count < Self.smallestBatch {
+                states += batch.keys.map { ($0, batch.state, true) }
             }
-            batches = batches.filter { $0.value.count >= Self.smallestBatch }
             if removes { try Self.noteTombstones(of: table.entity.name, in: tx) }
             try tx.insertRows(inserts, schema: schema)
-            metadata.append(
-                (
-                    table, states,
-                    batches.sorted { $0.value[0].encodedKey.lexicographicallyPrecedes($1.value[0].encodedKey) }
-                ))
+            metadata.append((table, states, batches.filter { $0.keys.count >= Self.smallestBatch }))
         }
         // Claim the source's vector only for sites whose every change beyond what this store
         // had is in the file: the file holds all of a site's changes past `since`, so a store
@@ -205,7 +215,7 @@ extension SyncEngine {
         try tx.writingBookkeeping {
             for (table, states, batches) in metadata {
                 try table.write(states, in: tx)
-                for batch in batches { try table.writeBatch(batch.value, state: batch.key, in: tx) }
+                for batch in batches { try table.writeBatch(batch.keys, state: batch.state, in: tx) }
             }
             try tx.commit(sites.records)
         }

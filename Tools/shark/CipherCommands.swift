@@ -47,20 +47,12 @@ struct EncryptCommand: ParsableCommand {
                     "\(path) is not a plain SQLite database (already encrypted? use shark rekey to change its key)",
                     exitCode: CommandFailure.dataError)
             }
-            try refuseExisting(output)
-            try OutputFile.checkFolder(of: output)
-            try refuseLive(path)
-            let key = try key.key(prompt: "Key for \(output)", confirms: true)
-            try withProgress("encrypting") {
+            try copyDatabase(
+                path, to: output, encrypted: true, json: json,
+                key: { try key.key(prompt: "Key for \(output)", confirms: true) }
+            ) { key in
                 try SQLCipher.encrypt(plainDatabaseAt: path, into: output, key: key, pageSize: pageSize)
             }
-            Terminal.write(
-                json
-                    ? JSONText.object([
-                        ("file", .string(output)), ("encrypted", .bool(true)),
-                        ("bytes", .integer(DatabaseFile.size(of: output))),
-                    ]).rendered
-                    : "wrote \(output), encrypted\n")
         }
     }
 }
@@ -95,18 +87,9 @@ struct DecryptCommand: ParsableCommand {
                 throw CommandFailure(
                     "\(path) is not encrypted: there is nothing to decrypt", exitCode: CommandFailure.dataError)
             }
-            try refuseExisting(output)
-            try OutputFile.checkFolder(of: output)
-            try refuseLive(path)
-            let key = try key.key()
-            try withProgress("decrypting") { try SQLCipher.decrypt(databaseAt: path, key: key, into: output) }
-            Terminal.write(
-                json
-                    ? JSONText.object([
-                        ("file", .string(output)), ("encrypted", .bool(false)),
-                        ("bytes", .integer(DatabaseFile.size(of: output))),
-                    ]).rendered
-                    : "wrote \(output), not encrypted\n")
+            try copyDatabase(path, to: output, encrypted: false, json: json, key: { try key.key() }) { key in
+                try SQLCipher.decrypt(databaseAt: path, key: key, into: output)
+            }
         }
     }
 }
@@ -153,6 +136,27 @@ struct RekeyCommand: ParsableCommand {
                     : "\(database.path) has its new key\n")
         }
     }
+}
+
+/// What `encrypt` and `decrypt` share: the checks before the copy (no output to replace, its
+/// folder there, no live log beside the source), the key (asked before any progress is
+/// drawn), the copy, and the report.
+func copyDatabase(
+    _ path: String, to output: String, encrypted: Bool, json: Bool, key: () throws -> SQLCipherKey,
+    copy: (SQLCipherKey) throws -> Void
+) throws {
+    try refuseExisting(output)
+    try OutputFile.checkFolder(of: output)
+    try refuseLive(path)
+    let key = try key()
+    try withProgress(encrypted ? "encrypting" : "decrypting") { try copy(key) }
+    Terminal.write(
+        json
+            ? JSONText.object([
+                ("file", .string(output)), ("encrypted", .bool(encrypted)),
+                ("bytes", .integer(DatabaseFile.size(of: output))),
+            ]).rendered
+            : "wrote \(output), \(encrypted ? "encrypted" : "not encrypted")\n")
 }
 
 /// Refuses to copy a database a program has open with a write-ahead log beside it: the copy

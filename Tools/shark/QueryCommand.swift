@@ -74,12 +74,8 @@ struct QueryCommand: ParsableCommand {
             let rows = try withProgress("querying \(schema.name)") {
                 try store.fetchRows(of: schema.name, where: filter, orderedBy: ordering, limit: limit, offset: offset)
             }
-            let types = schema.columns.map { column in
-                column.logicalType
-                    ?? column.relationship.flatMap { relationship in
-                        schemas.first { $0.name == relationship.target }?.key.logicalType
-                    }
-            }
+            let recorded = LogicalTypes(schemas)
+            let types = schema.columns.map { recorded.of($0.name, in: schema.name) }
             let shown = rows.map { row in zip(row.values, types).map { ShownValue($0, logicalType: $1) } }
             Terminal.write(Self.render(shown, columns: schema.columns.map(\.name), as: json ? .json : format))
         }

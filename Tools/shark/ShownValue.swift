@@ -30,7 +30,7 @@ enum ShownValue {
         case (.date?, .integer(let seconds)) where Self.datesShown.contains(Double(seconds)):
             self = .text(Self.dateText(Date(timeIntervalSinceReferenceDate: Double(seconds))))
         case (.uuid?, .blob(let bytes)) where bytes.count == 16:
-            self = .text(Self.uuid(bytes).uuidString)
+            self = (try? UUID(bytes: bytes)).map { .text($0.uuidString) } ?? .bytes(bytes)
         case (.sortableDecimal?, .text(let text)):
             self = DecimalText.decode(text).map { .text("\($0)") } ?? .text(text)
         case (.json?, .text(let text)): self = .json(text)
@@ -44,12 +44,6 @@ enum ShownValue {
     /// Seconds since 2001 of the dates shown as dates: years 1 to 9999, which ISO 8601 writes
     /// with four digits. Others show as the stored number rather than a clamped date.
     static let datesShown = -63_113_904_000.0...252_423_993_599.0
-
-    static func uuid(_ bytes: Data) -> UUID {
-        var tuple: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &tuple) { $0.copyBytes(from: bytes.prefix(16)) }
-        return UUID(uuid: tuple)
-    }
 
     static func dateText(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))

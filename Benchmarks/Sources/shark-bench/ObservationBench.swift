@@ -190,24 +190,23 @@ extension ObservationBench {
     /// The Markdown table of `figures`.
     static func table(_ figures: [ObservationFigures], runs: Int) -> String {
         guard let first = figures.first else { return "O: no SharkORM driver chosen" }
-        var lines = [
-            "O: \(first.commits) commits of \(first.batch) inserted objects, without and with 10 live queries observing; "
-                + "median of \(runs) runs (\(SharkStoreRuns.buildDescription))", "",
-            "| driver | no observer (ms) | 10 observers, until caught up (ms) | ratio | spread of ratios | latency median (ms) | latency p99 (ms) | deliveries |",
-            "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
-        ]
-        for figure in figures {
+        let rows = figures.map { figure in
             let title = BackendKind(rawValue: figure.backend)?.title ?? figure.backend
-            let row = [
+            return [
                 title, String(format: "%.1f", figure.plainMilliseconds),
                 String(format: "%.1f", figure.observedMilliseconds),
                 String(format: "%.2f×", figure.ratio), String(format: "%.2f–%.2f×", figure.ratioMin, figure.ratioMax),
                 String(format: "%.2f", figure.latencyMedianMilliseconds),
                 String(format: "%.2f", figure.latencyP99Milliseconds), "\(figure.deliveries)",
             ]
-            lines.append("| " + row.joined(separator: " | ") + " |")
         }
-        return lines.joined(separator: "\n")
+        let header = [
+            "driver", "no observer (ms)", "10 observers, until caught up (ms)", "ratio", "spread of ratios",
+            "latency median (ms)", "latency p99 (ms)", "deliveries",
+        ]
+        return "O: \(first.commits) commits of \(first.batch) inserted objects, without and with 10 live queries "
+            + "observing; median of \(runs) runs (\(SharkStoreRuns.buildDescription))\n\n"
+            + markdownTable(header, rows).joined(separator: "\n")
     }
 }
 

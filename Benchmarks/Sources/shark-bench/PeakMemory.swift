@@ -24,13 +24,7 @@ final class PeakMemory: Sendable {
     }
 
     private func sample() {
-        let held = Int(shark_heap_in_use()) - Int(baseline)
-        var current = peak.load(ordering: .relaxed)
-        while held > current {
-            let (exchanged, original) = peak.compareExchange(expected: current, desired: held, ordering: .relaxed)
-            if exchanged { break }
-            current = original
-        }
+        peak.max(Int(shark_heap_in_use()) - Int(baseline), ordering: .relaxed)
     }
 
     /// Stops sampling; the peak in bytes above the start.

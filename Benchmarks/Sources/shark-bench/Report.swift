@@ -82,10 +82,7 @@ struct Report {
     }
 
     private func rows(header: [String], body: [[String]]) -> [String] {
-        if markdown {
-            let alignment = ["---"] + Array(repeating: "---:", count: header.count - 1)
-            return ([header, alignment] + body).map { "| " + $0.joined(separator: " | ") + " |" }
-        }
+        if markdown { return markdownTable(header, body) }
         let widths = header.indices.map { column in
             ([header] + body).map { $0[column].count }.max() ?? 0
         }
@@ -97,4 +94,11 @@ struct Report {
             }.joined(separator: "  ")
         }
     }
+}
+
+/// A Markdown table: the header, then the rows, the first column left-aligned and the others
+/// (figures) right-aligned.
+func markdownTable(_ header: [String], _ rows: [[String]]) -> [String] {
+    let alignment = ["---"] + Array(repeating: "---:", count: max(0, header.count - 1))
+    return ([header, alignment] + rows).map { "| " + $0.joined(separator: " | ") + " |" }
 }

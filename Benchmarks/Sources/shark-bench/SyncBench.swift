@@ -114,15 +114,9 @@ extension SyncBench {
 
     /// The Markdown table of `figures`.
     static func table(_ figures: [SyncFigures], changes: Int, runs: Int) -> String {
-        var lines = [
-            "S: \(changes) inserted rows (UUID key, a short string, two integers) in commits of \(commitSize); "
-                + "median of \(runs) runs (\(SharkStoreRuns.buildDescription))", "",
-            "| driver | insert, sync off (ms) | insert, sync on (ms) | capture cost | bytes per change | export (changes/s) | import (ms) | import vs plain inserts |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-        ]
-        for figure in figures {
+        let rows = figures.map { figure in
             let title = BackendKind(rawValue: figure.backend)?.title ?? figure.backend
-            let row = [
+            return [
                 title, String(format: "%.1f", figure.plainInsertMilliseconds),
                 String(format: "%.1f", figure.syncedInsertMilliseconds),
                 String(
@@ -131,9 +125,15 @@ extension SyncBench {
                 String(format: "%.1f", figure.importMilliseconds),
                 String(format: "%.0f%%", figure.importShareOfPlainInserts * 100),
             ]
-            lines.append("| " + row.joined(separator: " | ") + " |")
         }
-        return lines.joined(separator: "\n")
+        let header = [
+            "driver", "insert, sync off (ms)", "insert, sync on (ms)", "capture cost", "bytes per change",
+            "export (changes/s)", "import (ms)", "import vs plain inserts",
+        ]
+        return
+            "S: \(changes) inserted rows (UUID key, a short string, two integers) in commits of \(commitSize); "
+            + "median of \(runs) runs (\(SharkStoreRuns.buildDescription))\n\n"
+            + markdownTable(header, rows).joined(separator: "\n")
     }
 }
 
