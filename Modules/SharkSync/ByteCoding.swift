@@ -46,7 +46,10 @@ struct ByteWriter {
         bytes.append(contentsOf: data)
     }
 
-    mutating func append(string: String) { append(lengthPrefixed: Array(string.utf8)) }
+    mutating func append(string: String) {
+        var text = string
+        text.withUTF8 { append(lengthPrefixed: $0) }  // no copy of the bytes: a native string is UTF-8
+    }
 
     /// A tag byte (0 NULL, 1 integer, 2 real, 3 text, 4 blob), then the payload.
     mutating func append(value: Value) {
@@ -64,7 +67,8 @@ struct ByteWriter {
             append(string: text)
         case .blob(let data):
             bytes.append(4)
-            append(lengthPrefixed: data)
+            append(varint: data.count)
+            data.withUnsafeBytes { bytes.append(contentsOf: $0) }
         }
     }
 }
@@ -153,9 +157,22 @@ struct ByteReader {
     }
 
     mutating func string() throws(SyncError) -> String {
-        let slice = try lengthPrefixed()
-        guard let text = String(validating: slice, as: UTF8.self) else { throw corrupt("a string is not UTF-8") }
+        let count = try count(limit: remaining)
+        let range = offset..<offset + count
+        let text = bytes.withUnsafeBufferPointer {
+            String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self)
+        }
+        guard let text else { throw corrupt("a string is not UTF-8") }
+        offset += count
         return text
+    }
+
+    /// Length-prefixed bytes as `Data`, copied once.
+    mutating func data() throws(SyncError) -> Data {
+        let count = try count(limit: remaining)
+        let range = offset..<offset + count
+        offset += count
+        return bytes.withUnsafeBufferPointer { Data(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     mutating func value() throws(SyncError) -> Value {
@@ -166,7 +183,7 @@ struct ByteReader {
             let slice = try bytes(8)
             return .real(Double(bitPattern: slice.reversed().reduce(0) { $0 << 8 | UInt64($1) }))
         case 3: return .text(try string())
-        case 4: return .blob(Data(try lengthPrefixed()))
+        case 4: return .blob(try data())
         case let tag: throw corrupt("unknown value tag \(tag)")
         }
     }

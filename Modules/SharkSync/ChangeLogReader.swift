@@ -171,24 +171,33 @@ private struct PartialLog {
     mutating func readFrame(_ payload: [UInt8], index: Int) throws(SyncError) {
         var reader = ByteReader(payload, context: "frame \(index)")
         let entityIndex = try reader.count(limit: changeLog.entities.count - 1)
-        let entity = changeLog.entities[entityIndex]
-        let rowCount = try reader.count(limit: expectedRows[entityIndex] - entity.rows.count)
+        // What the rows are checked against, copied out: holding the entity itself would
+        // share its rows, and the append at the end would copy them all, frame after frame.
+        let name = changeLog.entities[entityIndex].name
+        let keyKind = changeLog.entities[entityIndex].keyKind
+        let columnCount = changeLog.entities[entityIndex].columns.count
+        let rowsRead = changeLog.entities[entityIndex].rows.count
+        let rowCount = try reader.count(limit: expectedRows[entityIndex] - rowsRead)
         var rows: [RowChange] = []
         rows.reserveCapacity(min(rowCount, reader.remaining / 8))  // a row takes 8 bytes at least
         var previousTimestamp: UInt64 = 0
+        // Which columns the current row named: one buffer for the frame, cleared row by row.
+        var named = [Bool](repeating: false, count: columnCount)
+        // The rows one transaction wrote carry one version, the same: they share one array.
+        var lastVersions: [ColumnVersion] = []
         for _ in 0..<rowCount {
             let key = try reader.value()
-            switch (entity.keyKind, key) {
+            switch (keyKind, key) {
             case (.uuid, .blob(let bytes)) where bytes.count == 16: break
             case (.string, .text): break
-            default: throw reader.corrupt("a key of \(entity.name) is not a \(entity.keyKind.rawValue)")
+            default: throw reader.corrupt("a key of \(name) is not a \(keyKind.rawValue)")
             }
             let causalLength = try reader.varint()
             guard causalLength > 0 else { throw reader.corrupt("a row has causal length 0") }
-            let versionCount = try reader.count(limit: entity.columns.count + 1)
+            let versionCount = try reader.count(limit: columnCount + 1)
             guard versionCount > 0 else { throw reader.corrupt("a row has no version") }
             var versions: [ColumnVersion] = []
-            for _ in 0..<versionCount {
+            for index in 0..<versionCount {
                 let versionLength = try reader.varint()
                 guard versionLength <= causalLength else {
                     throw reader.corrupt("a version's causal length is beyond its row's")
@@ -198,20 +207,28 @@ private struct PartialLog {
                     throw reader.corrupt("a timestamp is beyond the clock's range")
                 }
                 let number = try reader.count(limit: sites.count - 1)
-                versions.append(
-                    ColumnVersion(
-                        causalLength: versionLength, timestamp: previousTimestamp, site: sites[number],
-                        sequence: try reader.varint()))
+                let version = ColumnVersion(
+                    causalLength: versionLength, timestamp: previousTimestamp, site: sites[number],
+                    sequence: try reader.varint())
+                if versionCount == 1, lastVersions.count == 1, lastVersions[0] == version {
+                    versions = lastVersions  // no allocation: the previous row's array
+                    break
+                }
+                if index == 0 { versions.reserveCapacity(versionCount) }
+                versions.append(version)
             }
-            let valueCount = try reader.count(limit: entity.columns.count)
+            lastVersions = versions
+            let valueCount = try reader.count(limit: columnCount)
             var values: [ColumnChange] = []
-            var seen = Set<Int>()
+            values.reserveCapacity(valueCount)
             for _ in 0..<valueCount {
-                let column = try reader.count(limit: entity.columns.count - 1)
-                guard seen.insert(column).inserted else { throw reader.corrupt("a row names a column twice") }
+                let column = try reader.count(limit: columnCount - 1)
+                guard !named[column] else { throw reader.corrupt("a row names a column twice") }
+                named[column] = true
                 let version = try reader.count(limit: versions.count - 1)
                 values.append(ColumnChange(column: column, version: version, value: try reader.value()))
             }
+            for change in values { named[change.column] = false }
             let row = RowChange(key: key, causalLength: causalLength, versions: versions, values: values)
             if row.isRemoval && !values.isEmpty { throw reader.corrupt("a removed row carries values") }
             rows.append(row)

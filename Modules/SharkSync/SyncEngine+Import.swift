@@ -97,7 +97,11 @@ extension SyncEngine {
             let schema = table.entity
             let here = Set(schema.columns.dropFirst().map(\.name))
             let names = entity.columns.map { Self.localName(of: $0, in: schema) ?? $0.name }
-            let columns = names.map { name in schema.columns.dropFirst().first { $0.name == name } }
+            // Where each of the file's columns sits in this store's rows (nil: not here).
+            let positions = names.map { name in
+                schema.columns.indices.dropFirst().first { schema.columns[$0].name == name }
+            }
+            let columns = positions.map { $0.map { schema.columns[$0] } }
 
             // Values this store cannot hold as they are (a column it does not have, one whose
             // storage class differs here, a NULL where it allows none: a migration elsewhere
@@ -108,6 +112,14 @@ extension SyncEngine {
             var kept: [(key: Value, row: PendingRow)] = []
             var skipped = Set<Int>()
             for row in entity.rows {
+                // Most rows fit as they are: they are used without a copy.
+                let fitsAsItIs = row.values.allSatisfy { change in
+                    columns[change.column]?.fitting(change.value)?.storageType == change.value.storageType
+                }
+                guard !fitsAsItIs else {
+                    applicable.append(row)
+                    continue
+                }
                 var usable = row
                 usable.values.removeAll(keepingCapacity: true)
                 var keptColumns = Set<Int>()
@@ -131,38 +143,47 @@ extension SyncEngine {
             // What this store has of these rows: their states and whether they are stored.
             // A replica's first import of an entity (a new device) has nothing to look up.
             _ = try tx.writingBookkeeping { try table.foldBatches(in: tx) }
-            let keys = applicable.map(\.key)
             let isFirst = try !store.hasRows(of: table.schema) && !store.hasRows(of: schema)
+            let keys = isFirst ? [] : applicable.map(\.key)
             let stored = isFirst ? [:] : try table.states(keys, in: store)
             let present =
                 isFirst ? [] : Set(try store.storedRows(of: schema, withKeys: keys).map { RowKey($0[0]) })
 
             // Merge every incoming row (a damaged or crafted file may name a row twice: the
             // second merges into the first's outcome), then write each row once.
-            var merged: [RowKey: (state: RowState, values: [String: Value])] = [:]
-            var order: [RowKey] = []
+            let merger = ImportedRows(schema: schema, names: names, positions: positions, here: here)
+            var rows: [ImportedRow] = []
+            rows.reserveCapacity(applicable.count)
+            var rowOf: [RowKey: Int] = [:]
+            rowOf.reserveCapacity(applicable.count)
             for row in applicable {
                 let rowKey = RowKey(row.key)
-                let previous =
-                    try merged[rowKey].map(\.state) ?? stored[rowKey].map { try table.decode($0, sites: sites) }
-                let outcome = RowMerge.merge(
-                    local: previous, incoming: row, names: names, allColumns: here, takingEqual: takingEqual)
-                guard outcome.changed else {
+                if let index = rowOf[rowKey] {
+                    if merger.merge(row, into: &rows[index], takingEqual: takingEqual) {
+                        summary.rowsApplied += 1
+                    } else {
+                        summary.rowsUnchanged += 1
+                    }
+                    continue
+                }
+                let isPresent = present.contains(rowKey)
+                let storedState = try stored[rowKey].map { try table.decode($0, sites: sites) }
+                guard
+                    let imported = merger.row(
+                        row, storedState: storedState, isPresent: isPresent, takingEqual: takingEqual)
+                else {
                     summary.rowsUnchanged += 1
                     continue
                 }
                 summary.rowsApplied += 1
-                if merged[rowKey] == nil {
-                    order.append(rowKey)
-                    merged[rowKey] = (outcome.state, outcome.values)
-                } else {
-                    merged[rowKey]!.state = outcome.state
-                    merged[rowKey]!.values.merge(outcome.values) { $1 }
-                }
+                rowOf[rowKey] = rows.count
+                rows.append(imported)
             }
+
             var inserts: [[Value]] = []
+            inserts.reserveCapacity(rows.count)
             var states: [(key: Value, state: Data, isNew: Bool)] = []
-            states.reserveCapacity(order.count)
+            states.reserveCapacity(rows.count)
             // New live states that share their encoding (the rows one transaction of the source
             // inserted) go in batches, in the order first met; the others in rows. Rows of one
             // source transaction come together: the last state is encoded once for them all.
@@ -170,15 +191,19 @@ extension SyncEngine {
             var batchOf: [Data: Int] = [:]
             var last: (state: RowState, encoded: Data, batch: Int?)?
             var removes = false
-            for key in order {
-                let (state, values) = merged[key]!
-                try write(
-                    state: state, values: values, key: key.value, present: present.contains(key), schema: schema,
-                    inserts: &inserts, in: tx)
-                if !state.exists { removes = true }
+            for row in rows {
+                if !row.state.exists {
+                    removes = true
+                    if row.isPresent { try tx.deleteRow(withKey: row.key, schema: schema) }
+                } else if row.isPresent {
+                    try tx.updateRow(withKey: row.key, row: row.values, columns: row.written, schema: schema)
+                } else {
+                    inserts.append(row.values)
+                }
+                let state = row.state
                 let encoded = last?.state == state ? last!.encoded : sites.encode(state)
-                guard stored[key] == nil, state.exists, state.overrides.isEmpty else {
-                    states.append((key.value, encoded, stored[key] == nil))
+                guard !row.hadState, state.exists, state.overrides.isEmpty else {
+                    states.append((row.key, encoded, !row.hadState))
                     last = (state, encoded, nil)
                     continue
                 }
@@ -192,7 +217,7 @@ extension SyncEngine {
                     batchOf[encoded] = batch
                     batches.append((encoded, []))
                 }
-                batches[batch].keys.append(key.value)
+                batches[batch].keys.append(row.key)
                 last = (state, encoded, batch)
             }
             for batch in batches where batch.keys.count < Self.smallestBatch {
@@ -235,34 +260,4 @@ extension SyncEngine {
         }
         return columns.first { column.previousNames.contains($0.name) }?.name
     }
-
-    /// Brings one stored row to its merged state: updated or removed now, or added to the
-    /// rows to insert (with the column defaults where no value came).
-    private func write(
-        state: RowState, values: [String: Value], key: Value, present: Bool, schema: EntitySchema,
-        inserts: inout [[Value]], in tx: WriteTransaction
-    ) throws {
-        guard state.exists else {
-            if present { try tx.deleteRow(withKey: key, schema: schema) }
-            return
-        }
-        var row = present ? schema.columns.map { _ in Value.null } : schema.columns.map(\.insertedValue)
-        row[0] = key
-        var columns = ColumnSet()
-        for (name, value) in values {
-            guard let index = schema.columnIndex(named: name) else { continue }
-            row[index] = value
-            columns.insert(Int32(index))
-        }
-        if present {
-            try tx.updateRow(withKey: key, row: row, columns: columns, schema: schema)
-        } else {
-            inserts.append(row)
-        }
-    }
-}
-
-extension ColumnSchema {
-    /// What a row inserted without a value for this column holds.
-    fileprivate var insertedValue: Value { isNullable ? .null : backfillValue }
 }
