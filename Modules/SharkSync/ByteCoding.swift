@@ -159,8 +159,11 @@ struct ByteReader {
     mutating func string() throws(SyncError) -> String {
         let count = try count(limit: remaining)
         let range = offset..<offset + count
-        let text = bytes.withUnsafeBufferPointer {
-            String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self)
+        let text = bytes.withUnsafeBufferPointer { whole -> String? in
+            let slice = UnsafeBufferPointer(rebasing: whole[range])
+            // ASCII is valid UTF-8 as it is: most names and short texts take the fast way.
+            if !slice.contains(where: { $0 >= 0x80 }) { return String(decoding: slice, as: UTF8.self) }
+            return String(validating: slice, as: UTF8.self)
         }
         guard let text else { throw corrupt("a string is not UTF-8") }
         offset += count
@@ -172,7 +175,10 @@ struct ByteReader {
         let count = try count(limit: remaining)
         let range = offset..<offset + count
         offset += count
-        return bytes.withUnsafeBufferPointer { Data(UnsafeBufferPointer(rebasing: $0[range])) }
+        return bytes.withUnsafeBufferPointer { whole in
+            guard let base = whole.baseAddress, !range.isEmpty else { return Data() }
+            return Data(bytes: base + range.lowerBound, count: range.count)
+        }
     }
 
     mutating func value() throws(SyncError) -> Value {

@@ -63,6 +63,9 @@ enum ChangeLogReader {
         case (false, nil): break
         }
 
+        // Every frame's lengths and checksum first, in file order; then the frames opened,
+        // inflated and parsed, several at once; then their rows in frame order.
+        var frames: [(stored: ArraySlice<UInt8>, inflatedLength: Int)] = []
         var inflatedTotal = 0
         for index in 0..<log.frameCount {
             guard reader.offset < trailerStart else { throw .corrupt("frame \(index) is missing") }
@@ -82,15 +85,21 @@ enum ChangeLogReader {
             guard Zlib.crc32(Array(stored)) == crc else {
                 throw .corrupt("frame \(index): its checksum does not match")
             }
-            var compressed = stored
-            if let fileKey {
+            frames.append((stored, inflatedLength))
+        }
+        let (headerRead, checkedFrames, frameKey) = (log, frames, fileKey)
+        let parsed = try FrameParallelism.map(frames.count) { (index) throws(SyncError) in
+            var compressed = checkedFrames[index].stored
+            if let frameKey {
                 var context = headerDigest
                 withUnsafeBytes(of: UInt32(index).littleEndian) { context.append(contentsOf: $0) }
-                compressed = ArraySlice(try open(Array(stored), key: fileKey, authenticating: context))
+                compressed = ArraySlice(try open(Array(compressed), key: frameKey, authenticating: context))
             }
-            let payload = try Zlib.decompress(compressed, expectedLength: inflatedLength, context: "frame \(index)")
-            try log.readFrame(payload, index: index)
+            let payload = try Zlib.decompress(
+                compressed, expectedLength: checkedFrames[index].inflatedLength, context: "frame \(index)")
+            return try headerRead.parseFrame(payload, index: index)
         }
+        for (index, frame) in parsed.enumerated() { try log.append(frame, index: index) }
         guard reader.offset == trailerStart else { throw .corrupt("bytes follow the last frame") }
         try log.checkCounts()
         return log.changeLog
@@ -161,23 +170,23 @@ enum ChangeLogReader {
     }
 }
 
-/// A log whose header is read, its frames read one by one into it.
+/// A log whose header is read, its frames still to read: each parsed on its own (several at
+/// once), then appended in order.
 private struct PartialLog {
     var changeLog: ChangeLog
     let sites: [UUID]
     let expectedRows: [Int]
     let frameCount: Int
 
-    mutating func readFrame(_ payload: [UInt8], index: Int) throws(SyncError) {
+    /// The rows of one frame, checked against the header, and the entity they belong to.
+    func parseFrame(_ payload: [UInt8], index: Int) throws(SyncError) -> (entityIndex: Int, rows: [RowChange]) {
         var reader = ByteReader(payload, context: "frame \(index)")
         let entityIndex = try reader.count(limit: changeLog.entities.count - 1)
-        // What the rows are checked against, copied out: holding the entity itself would
-        // share its rows, and the append at the end would copy them all, frame after frame.
         let name = changeLog.entities[entityIndex].name
         let keyKind = changeLog.entities[entityIndex].keyKind
         let columnCount = changeLog.entities[entityIndex].columns.count
-        let rowsRead = changeLog.entities[entityIndex].rows.count
-        let rowCount = try reader.count(limit: expectedRows[entityIndex] - rowsRead)
+        // At most what the header counts for the entity; `append` checks the sum.
+        let rowCount = try reader.count(limit: expectedRows[entityIndex])
         var rows: [RowChange] = []
         rows.reserveCapacity(min(rowCount, reader.remaining / 8))  // a row takes 8 bytes at least
         var previousTimestamp: UInt64 = 0
@@ -234,7 +243,21 @@ private struct PartialLog {
             rows.append(row)
         }
         guard reader.isAtEnd else { throw reader.corrupt("bytes follow the frame's rows") }
-        changeLog.entities[entityIndex].rows.append(contentsOf: rows)
+        return (entityIndex, rows)
+    }
+
+    /// Adds a parsed frame's rows to its entity's, refusing more than the header counts.
+    mutating func append(_ frame: (entityIndex: Int, rows: [RowChange]), index: Int) throws(SyncError) {
+        let read = changeLog.entities[frame.entityIndex].rows.count
+        guard frame.rows.count <= expectedRows[frame.entityIndex] - read else {
+            throw .corrupt(
+                "frame \(index): \(changeLog.entities[frame.entityIndex].name) has more rows than the header counts")
+        }
+        if read == 0 {
+            changeLog.entities[frame.entityIndex].rows = frame.rows  // the frame's array, not a copy
+        } else {
+            changeLog.entities[frame.entityIndex].rows.append(contentsOf: frame.rows)
+        }
     }
 
     func checkCounts() throws(SyncError) {

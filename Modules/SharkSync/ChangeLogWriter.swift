@@ -11,24 +11,42 @@ enum ChangeLogWriter {
         // Sites by number, in byte order: the file's site table.
         var sites = Set(log.since.entries.keys).union(log.vector.entries.keys)
         sites.insert(log.source)
+        var lastSite = log.source  // rows come in runs of one site: one insert per run
         for entity in log.entities {
-            for row in entity.rows { for version in row.versions { sites.insert(version.site) } }
+            for row in entity.rows {
+                for version in row.versions where version.site != lastSite {
+                    sites.insert(version.site)
+                    lastSite = version.site
+                }
+            }
         }
         let siteList = sites.sorted(by: SiteOrder.precedes)
         let siteNumbers = Dictionary(uniqueKeysWithValues: siteList.enumerated().map { ($1, $0) })
 
         // Frames first: the header counts them. A frame ends at 4096 rows or once it holds
-        // 4 MiB, so that big rows still make frames any reader's limits accept.
-        var frames: [[UInt8]] = []
-        for (entityIndex, entity) in log.entities.enumerated() {
-            var start = 0
-            while start < entity.rows.count {
-                let (payload, end) = framePayload(
-                    entityIndex: entityIndex, rows: entity.rows[start...], siteNumbers: siteNumbers)
-                frames.append(payload)
-                start = end
+        // 4 MiB, so that big rows still make frames any reader's limits accept. Runs of 4096
+        // rows are encoded and deflated several at once (a run of big rows makes several frames).
+        let runs = log.entities.enumerated().flatMap { entityIndex, entity in
+            stride(from: 0, to: entity.rows.count, by: ChangeLogFormat.rowsPerFrame).map { start in
+                (
+                    entityIndex: entityIndex,
+                    rows: entity.rows[start..<min(start + ChangeLogFormat.rowsPerFrame, entity.rows.count)]
+                )
             }
         }
+        let deflatedRuns = try FrameParallelism.map(runs.count) { (index) throws(SyncError) in
+            let run = runs[index]
+            var frames: [(payloadLength: Int, deflated: [UInt8])] = []
+            var start = run.rows.startIndex
+            while start < run.rows.endIndex {
+                let (payload, end) = framePayload(
+                    entityIndex: run.entityIndex, rows: run.rows[start...], siteNumbers: siteNumbers)
+                frames.append((payload.count, try Zlib.compress(payload)))
+                start = end
+            }
+            return frames
+        }
+        let frames = deflatedRuns.flatMap { $0 }
 
         var header = ByteWriter()
         header.append(uuid: log.fileID)
@@ -59,7 +77,7 @@ enum ChangeLogWriter {
         }
         header.append(varint: frames.count)
 
-        var file = ByteWriter(capacity: frames.reduce(64) { $0 + $1.count / 2 })
+        var file = ByteWriter(capacity: frames.reduce(64 + header.bytes.count) { $0 + $1.deflated.count + 40 })
         file.append(ChangeLogFormat.magic)
         file.append(uint16: ChangeLogFormat.version)
         file.append(uint16: key == nil ? 0 : ChangeLogFormat.encryptedFlag)
@@ -74,18 +92,16 @@ enum ChangeLogWriter {
             let seal = try seal([], key: fileKey, authenticating: headerDigest)
             file.append(seal)
         }
-        for (index, payload) in frames.enumerated() {
-            let compressed = try Zlib.compress(payload)
-            let stored: [UInt8]
-            if let fileKey {
-                var context = headerDigest
-                withUnsafeBytes(of: UInt32(index).littleEndian) { context.append(contentsOf: $0) }
-                stored = try seal(compressed, key: fileKey, authenticating: context)
-            } else {
-                stored = compressed
-            }
-            guard let storedLength = UInt32(exactly: stored.count), let payloadLength = UInt32(exactly: payload.count)
-            else { throw .tooLarge("a row of \(payload.count) bytes does not fit a frame") }
+        let stored = try FrameParallelism.map(frames.count) { (index) throws(SyncError) -> [UInt8] in
+            guard let fileKey else { return frames[index].deflated }
+            var context = headerDigest
+            withUnsafeBytes(of: UInt32(index).littleEndian) { context.append(contentsOf: $0) }
+            return try seal(frames[index].deflated, key: fileKey, authenticating: context)
+        }
+        for (index, stored) in stored.enumerated() {
+            guard let storedLength = UInt32(exactly: stored.count),
+                let payloadLength = UInt32(exactly: frames[index].payloadLength)
+            else { throw .tooLarge("a row of \(frames[index].payloadLength) bytes does not fit a frame") }
             file.append(uint32: storedLength)
             file.append(uint32: payloadLength)
             file.append(uint32: Zlib.crc32(stored))
@@ -122,6 +138,7 @@ enum ChangeLogWriter {
     {
         var writer = ByteWriter(capacity: min(rows.count, ChangeLogFormat.rowsPerFrame) * 32)
         var previousTimestamp: UInt64 = 0
+        var lastSite = (site: RowMerge.unknown.site, number: siteNumbers[RowMerge.unknown.site] ?? 0)
         var end = rows.startIndex
         for row in rows {
             if end - rows.startIndex == ChangeLogFormat.rowsPerFrame
@@ -137,7 +154,8 @@ enum ChangeLogWriter {
                 writer.append(varint: version.causalLength)
                 writer.append(zigzag: Int64(bitPattern: version.timestamp &- previousTimestamp))
                 previousTimestamp = version.timestamp
-                writer.append(varint: siteNumbers[version.site]!)
+                if version.site != lastSite.site { lastSite = (version.site, siteNumbers[version.site]!) }
+                writer.append(varint: lastSite.number)
                 writer.append(varint: version.sequence)
             }
             writer.append(varint: row.values.count)
