@@ -68,13 +68,15 @@ struct RecordedChange {
     /// The public form; `insertedColumns`, when given, are the schema's column names (an
     /// insert names them all), computed once by the caller for many changes.
     func change(insertedColumns: [String]?) -> Change {
+        // Through `shared.schema` each time: a copy of the schema would retain all its parts.
         let names: [String]
         switch operation {
-        case .insert: names = insertedColumns ?? schema.columns.map(\.name)
-        case .update: names = columns.map { schema.columns[Int($0)].name }
+        case .insert: names = insertedColumns ?? shared.schema.columns.map(\.name)
+        case .update: names = columns.map { shared.schema.columns[Int($0)].name }
         case .delete, .unknown: names = []
         }
-        return Change(entity: schema.name, key: key, operation: operation, changedColumns: names, origin: origin)
+        return Change(
+            entity: shared.schema.name, key: key, operation: operation, changedColumns: names, origin: origin)
     }
 }
 

@@ -86,6 +86,7 @@ final class TransactionStack: @unchecked Sendable {
         guard let outermost = levels.first else { return [] }
         // Every insert names every column: one array per entity, shared by its inserts.
         var insertedColumns: [ObjectIdentifier: [String]] = [:]
+        var lastInserted: (id: ObjectIdentifier, names: [String])?
         var changes: [Change] = []
         changes.reserveCapacity(outermost.changes.count)
         for recorded in outermost.changes where !recorded.byObserver {
@@ -93,15 +94,19 @@ final class TransactionStack: @unchecked Sendable {
                 changes.append(recorded.change)
                 continue
             }
+            // Inserts come in runs of one entity: the last entity's names, without a lookup.
             let id = ObjectIdentifier(recorded.shared)
-            let names =
-                insertedColumns[id]
-                ?? {
-                    let names = recorded.schema.columns.map(\.name)
-                    insertedColumns[id] = names
-                    return names
-                }()
-            changes.append(recorded.change(insertedColumns: names))
+            if lastInserted?.id != id {
+                let names =
+                    insertedColumns[id]
+                    ?? {
+                        let names = recorded.shared.schema.columns.map(\.name)
+                        insertedColumns[id] = names
+                        return names
+                    }()
+                lastInserted = (id, names)
+            }
+            changes.append(recorded.change(insertedColumns: lastInserted!.names))
         }
         return changes
     }

@@ -33,10 +33,22 @@ final class ChangeCapture: TransactionObserver {
         // row once (in the order first touched) with its changes in order.
         var rows: [String: TouchedRows] = [:]
         rows.reserveCapacity(tables.count)
-        for change in changes where change.origin == .local && synced.contains(change.entity) {
-            guard let key = change.key else { continue }
-            rows[change.entity, default: TouchedRows()].append(change, key: key)
+        // Changes come in runs of one entity (a bulk commit is thousands of one entity's
+        // inserts): each run's entity is looked up once, not each change's.
+        var run: (entity: String, isSynced: Bool, rows: TouchedRows)?
+        for change in changes where change.origin == .local {
+            if run?.entity != change.entity {
+                if let finished = run, finished.isSynced, !finished.rows.keys.isEmpty {
+                    rows[finished.entity] = finished.rows
+                }
+                let isSynced = synced.contains(change.entity)
+                let touched = isSynced ? rows.removeValue(forKey: change.entity) : nil
+                run = (change.entity, isSynced, touched ?? TouchedRows())
+            }
+            guard run!.isSynced, let key = change.key else { continue }
+            run!.rows.append(change, key: key)
         }
+        if let finished = run, finished.isSynced, !finished.rows.keys.isEmpty { rows[finished.entity] = finished.rows }
         let order = rows.mapValues(\.keys)
         guard !order.isEmpty else { return }
         let store = transaction.store
@@ -73,15 +85,17 @@ final class ChangeCapture: TransactionObserver {
             var removes = false
             // The state of a row inserted here, new to sync: the same for every such row.
             var inserted: Data?
-            for (key, changes) in zip(keys, rows[entity]!.changes) {
+            let touched = rows[entity]!
+            for (position, key) in keys.enumerated() {
                 let storedState = stored[RowKey(key)]
-                if storedState == nil, changes.count == 1, changes[0].operation == .insert {
+                if storedState == nil, touched.isOnlyInserted(at: position) {
                     if inserted == nil { inserted = sites.encode(.inserted(stamp)) }
                     written.append((key, inserted!, true))
                     continue
                 }
-                var state = try storedState.map { try table.decode($0, sites: sites) }
-                for change in changes {
+                var state: RowState?
+                if let storedState { state = try table.decode(storedState, sites: sites) }
+                for change in touched.changes(at: position) {
                     switch change.operation {
                     case .insert:
                         if state == nil { state = .inserted(stamp) } else { state!.recordInsert(stamp) }
@@ -120,16 +134,29 @@ private struct TouchedRows {
     /// cannot be inserted twice without a removal between), so bulk inserts hash nothing.
     private var positions: [RowKey: Int]?
     private(set) var keys: [Value] = []
-    private(set) var changes: [[Change]] = []
+    /// Each row's first change, by position: no array per row for the usual single change.
+    private var firstChanges: [Change] = []
+    /// The changes after the first, by position, of the rows touched more than once.
+    private var laterChanges: [Int: [Change]] = [:]
 
     /// Whether every change was an insert (and so every key is touched once).
     var isInsertsOnly: Bool { positions == nil }
+
+    /// Whether the row at `position` was inserted and nothing more.
+    func isOnlyInserted(at position: Int) -> Bool {
+        firstChanges[position].operation == .insert && (laterChanges.isEmpty || laterChanges[position] == nil)
+    }
+
+    /// The changes of the row at `position`, in order.
+    func changes(at position: Int) -> [Change] {
+        [firstChanges[position]] + (laterChanges[position] ?? [])
+    }
 
     mutating func append(_ change: Change, key: Value) {
         if positions == nil {
             guard change.operation != .insert else {
                 keys.append(key)
-                changes.append([change])
+                firstChanges.append(change)
                 return
             }
             var built: [RowKey: Int] = [:]
@@ -138,11 +165,11 @@ private struct TouchedRows {
             positions = built
         }
         if let position = positions![RowKey(key)] {
-            changes[position].append(change)
+            laterChanges[position, default: []].append(change)
         } else {
             positions![RowKey(key)] = keys.count
             keys.append(key)
-            changes.append([change])
+            firstChanges.append(change)
         }
     }
 }

@@ -107,19 +107,20 @@ extension SyncEngine {
             // storage class differs here, a NULL where it allows none: a migration elsewhere
             // changed it) are kept for later, never converted (a converted value re-exported
             // under its original version would make replicas disagree); the rest merges now.
-            var applicable: [RowChange] = []
-            applicable.reserveCapacity(entity.rows.count)
+            // The file's rows, until one needs changing: then a copy with the changed ones.
+            var adjusted: [RowChange]?
             var kept: [(key: Value, row: PendingRow)] = []
             var skipped = Set<Int>()
-            for row in entity.rows {
+            for (index, row) in entity.rows.enumerated() {
                 // Most rows fit as they are: they are used without a copy.
                 let fitsAsItIs = row.values.allSatisfy { change in
                     columns[change.column]?.fitting(change.value)?.storageType == change.value.storageType
                 }
                 guard !fitsAsItIs else {
-                    applicable.append(row)
+                    adjusted?.append(row)
                     continue
                 }
+                if adjusted == nil { adjusted = Array(entity.rows[..<index]) }
                 var usable = row
                 usable.values.removeAll(keepingCapacity: true)
                 var keptColumns = Set<Int>()
@@ -135,7 +136,7 @@ extension SyncEngine {
                     skipped.formUnion(keptColumns)
                     kept.append((row.key, PendingRow(row, names: names, keeping: keptColumns.contains)))
                 }
-                applicable.append(usable)
+                adjusted?.append(usable)
             }
             summary.skippedColumns += skipped.sorted().map { "\(entity.name).\(names[$0])" }
             if !kept.isEmpty { try keepPending(kept, entity: schema.name, in: tx) }
@@ -144,6 +145,7 @@ extension SyncEngine {
             // A replica's first import of an entity (a new device) has nothing to look up.
             _ = try tx.writingBookkeeping { try table.foldBatches(in: tx) }
             let isFirst = try !store.hasRows(of: table.schema) && !store.hasRows(of: schema)
+            let applicable = adjusted ?? entity.rows
             let keys = isFirst ? [] : applicable.map(\.key)
             let stored = isFirst ? [:] : try table.states(keys, in: store)
             let present =
@@ -167,7 +169,8 @@ extension SyncEngine {
                     continue
                 }
                 let isPresent = present.contains(rowKey)
-                let storedState = try stored[rowKey].map { try table.decode($0, sites: sites) }
+                var storedState: RowState?
+                if let data = stored[rowKey] { storedState = try table.decode(data, sites: sites) }
                 guard
                     let imported = merger.row(
                         row, storedState: storedState, isPresent: isPresent, takingEqual: takingEqual)
