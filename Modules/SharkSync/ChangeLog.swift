@@ -43,9 +43,17 @@ struct RowChange: Sendable {
     var causalLength: UInt64
     /// The versions the values refer to by position; the first is the row's base version.
     var versions: [ColumnVersion]
-    var values: [ColumnChange]
+    /// A slice: the rows of a frame read from a file share one array of values.
+    var values: ArraySlice<ColumnChange>
 
     var isRemoval: Bool { causalLength % 2 == 0 }
+
+    init(key: Value, causalLength: UInt64, versions: [ColumnVersion], values: [ColumnChange]) {
+        self.key = key
+        self.causalLength = causalLength
+        self.versions = versions
+        self.values = values[...]
+    }
 }
 
 struct ColumnChange: Sendable {

@@ -194,6 +194,12 @@ private struct PartialLog {
         var named = [Bool](repeating: false, count: columnCount)
         // The rows one transaction wrote carry one version, the same: they share one array.
         var lastVersions: [ColumnVersion] = []
+        // The values of every row of the frame, in order, and where each row's are.
+        var frameValues: [ColumnChange] = []
+        let valueBound = reader.remaining / 3  // a value takes 3 bytes at least
+        frameValues.reserveCapacity(rowCount <= valueBound / max(columnCount, 1) ? rowCount * columnCount : valueBound)
+        var valueRanges: [Range<Int>] = []
+        valueRanges.reserveCapacity(rows.capacity)
         for _ in 0..<rowCount {
             let key = try reader.value()
             switch (keyKind, key) {
@@ -228,21 +234,24 @@ private struct PartialLog {
             }
             lastVersions = versions
             let valueCount = try reader.count(limit: columnCount)
-            var values: [ColumnChange] = []
-            values.reserveCapacity(valueCount)
+            let first = frameValues.count
             for _ in 0..<valueCount {
                 let column = try reader.count(limit: columnCount - 1)
                 guard !named[column] else { throw reader.corrupt("a row names a column twice") }
                 named[column] = true
                 let version = try reader.count(limit: versions.count - 1)
-                values.append(ColumnChange(column: column, version: version, value: try reader.value()))
+                frameValues.append(ColumnChange(column: column, version: version, value: try reader.value()))
             }
-            for change in values { named[change.column] = false }
-            let row = RowChange(key: key, causalLength: causalLength, versions: versions, values: values)
-            if row.isRemoval && !values.isEmpty { throw reader.corrupt("a removed row carries values") }
+            for change in frameValues[first...] { named[change.column] = false }
+            let row = RowChange(key: key, causalLength: causalLength, versions: versions, values: [])
+            if row.isRemoval && valueCount > 0 { throw reader.corrupt("a removed row carries values") }
             rows.append(row)
+            valueRanges.append(first..<frameValues.count)
         }
         guard reader.isAtEnd else { throw reader.corrupt("bytes follow the frame's rows") }
+        // Each row's values are a slice of the frame's: one allocation for them all.
+        let shared = frameValues
+        for index in rows.indices { rows[index].values = shared[valueRanges[index]] }
         return (entityIndex, rows)
     }
 

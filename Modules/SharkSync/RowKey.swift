@@ -42,3 +42,22 @@ struct RowKey: Hashable, Sendable {
         }
     }
 }
+
+extension RowKey {
+    /// Whether no two of `keys` are equal. UUID keys are sorted as pairs of words and their
+    /// neighbours compared: for the hundred thousand keys of a big import, much cheaper than
+    /// hashing each into a table that no longer fits the cache.
+    static func areDistinct(_ keys: some Collection<Value>) -> Bool {
+        var words: [(high: UInt64, low: UInt64)] = []
+        words.reserveCapacity(keys.count)
+        for key in keys {
+            guard case .uuid(let high, let low) = RowKey(key).form else {
+                var seen = Set<RowKey>()
+                return keys.allSatisfy { seen.insert(RowKey($0)).inserted }
+            }
+            words.append((high, low))
+        }
+        words.sort { $0.high != $1.high ? $0.high < $1.high : $0.low < $1.low }
+        return !zip(words, words.dropFirst()).contains { $0.high == $1.high && $0.low == $1.low }
+    }
+}

@@ -75,9 +75,7 @@ extension SyncEngine {
             let values =
                 live.count > 1_000
                 ? try store.storedRows(of: schema, inKeyOrder: false) : try store.storedRows(of: schema, withKeys: live)
-            var stored: [RowKey: [Value]] = [:]
-            stored.reserveCapacity(values.count)
-            for row in values { stored[RowKey(row[0])] = row }
+            var stored = StoredRows(values)
             var changes: [RowChange] = []
             changes.reserveCapacity(rows.count)
             // Rows of one batch share their base: one array of versions for them all.
@@ -88,7 +86,7 @@ extension SyncEngine {
                         RowChange(key: key, causalLength: state.causalLength, versions: [state.base], values: []))
                     continue
                 }
-                guard let values = stored[RowKey(key)] else { continue }
+                guard let values = stored.row(withKey: key) else { continue }
                 if shared.first != state.base { shared = [state.base] }
                 var versions = shared
                 var changed: [ColumnChange] = []
@@ -113,5 +111,32 @@ extension SyncEngine {
         }
         return ChangeLog(
             fileID: UUID(), source: site, lineage: lineage, since: peer, vector: sites.vector, entities: entities)
+    }
+}
+
+/// An entity's stored rows, found by key. The rows of a full export usually come in the order
+/// of their states (both follow the order of insertion: the table's scan, and the keys of
+/// the state batches), so they are walked along without hashing; the first key out of step
+/// indexes them all by key.
+private struct StoredRows {
+    private let rows: [[Value]]
+    private var next = 0
+    private var positions: [RowKey: Int]?
+
+    init(_ rows: [[Value]]) { self.rows = rows }
+
+    mutating func row(withKey key: Value) -> [Value]? {
+        let rowKey = RowKey(key)
+        if positions == nil {
+            if next < rows.count, RowKey(rows[next][0]) == rowKey {
+                next += 1
+                return rows[next - 1]
+            }
+            var built: [RowKey: Int] = [:]
+            built.reserveCapacity(rows.count)
+            for (position, row) in rows.enumerated() { built[RowKey(row[0])] = position }
+            positions = built
+        }
+        return positions![rowKey].map { rows[$0] }
     }
 }

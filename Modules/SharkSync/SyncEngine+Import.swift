@@ -151,26 +151,26 @@ extension SyncEngine {
             let present =
                 isFirst ? [] : Set(try store.storedRows(of: schema, withKeys: keys).map { RowKey($0[0]) })
 
-            // Merge every incoming row (a damaged or crafted file may name a row twice: the
-            // second merges into the first's outcome), then write each row once.
+            // Merge every incoming row and write it. A damaged or crafted file may name a row
+            // twice (the second merges into the first's outcome): then rows are matched by
+            // key and written once all are merged.
             let merger = ImportedRows(schema: schema, names: names, positions: positions, here: here)
-            var rows: [ImportedRow] = []
-            rows.reserveCapacity(applicable.count)
-            var rowOf: [RowKey: Int] = [:]
-            rowOf.reserveCapacity(applicable.count)
+            var writer = ImportedRowWriter(schema: schema, expectedRows: applicable.count)
+            var rowOf: [RowKey: Int]? = RowKey.areDistinct(applicable.lazy.map(\.key)) ? nil : [:]
+            var held: [ImportedRow] = []
             for row in applicable {
-                let rowKey = RowKey(row.key)
-                if let index = rowOf[rowKey] {
-                    if merger.merge(row, into: &rows[index], takingEqual: takingEqual) {
+                let rowKey = rowOf == nil && isFirst ? nil : RowKey(row.key)
+                if let rowKey, let index = rowOf?[rowKey] {
+                    if merger.merge(row, into: &held[index], takingEqual: takingEqual) {
                         summary.rowsApplied += 1
                     } else {
                         summary.rowsUnchanged += 1
                     }
                     continue
                 }
-                let isPresent = present.contains(rowKey)
+                let isPresent = rowKey.map { present.contains($0) } ?? false
                 var storedState: RowState?
-                if let data = stored[rowKey] { storedState = try table.decode(data, sites: sites) }
+                if let rowKey, let data = stored[rowKey] { storedState = try table.decode(data, sites: sites) }
                 guard
                     let imported = merger.row(
                         row, storedState: storedState, isPresent: isPresent, takingEqual: takingEqual)
@@ -179,56 +179,18 @@ extension SyncEngine {
                     continue
                 }
                 summary.rowsApplied += 1
-                rowOf[rowKey] = rows.count
-                rows.append(imported)
-            }
-
-            var inserts: [[Value]] = []
-            inserts.reserveCapacity(rows.count)
-            var states: [(key: Value, state: Data, isNew: Bool)] = []
-            states.reserveCapacity(rows.count)
-            // New live states that share their encoding (the rows one transaction of the source
-            // inserted) go in batches, in the order first met; the others in rows. Rows of one
-            // source transaction come together: the last state is encoded once for them all.
-            var batches: [(state: Data, keys: [Value])] = []
-            var batchOf: [Data: Int] = [:]
-            var last: (state: RowState, encoded: Data, batch: Int?)?
-            var removes = false
-            for row in rows {
-                if !row.state.exists {
-                    removes = true
-                    if row.isPresent { try tx.deleteRow(withKey: row.key, schema: schema) }
-                } else if row.isPresent {
-                    try tx.updateRow(withKey: row.key, row: row.values, columns: row.written, schema: schema)
+                if let rowKey, rowOf != nil {
+                    rowOf![rowKey] = held.count
+                    held.append(imported)
                 } else {
-                    inserts.append(row.values)
+                    try writer.write(imported, sites: &sites, in: tx)
                 }
-                let state = row.state
-                let encoded = last?.state == state ? last!.encoded : sites.encode(state)
-                guard !row.hadState, state.exists, state.overrides.isEmpty else {
-                    states.append((row.key, encoded, !row.hadState))
-                    last = (state, encoded, nil)
-                    continue
-                }
-                let batch: Int
-                if let known = last?.batch, last?.encoded == encoded {
-                    batch = known
-                } else if let known = batchOf[encoded] {
-                    batch = known
-                } else {
-                    batch = batches.count
-                    batchOf[encoded] = batch
-                    batches.append((encoded, []))
-                }
-                batches[batch].keys.append(row.key)
-                last = (state, encoded, batch)
             }
-            for batch in batches where batch.keys.count < Self.smallestBatch {
-                states += batch.keys.map { ($0, batch.state, true) }
-            }
-            if removes { try Self.noteTombstones(of: table.entity.name, in: tx) }
-            try tx.insertRows(inserts, schema: schema)
-            metadata.append((table, states, batches.filter { $0.keys.count >= Self.smallestBatch }))
+            for row in held { try writer.write(row, sites: &sites, in: tx) }
+            if writer.removes { try Self.noteTombstones(of: table.entity.name, in: tx) }
+            try tx.insertRows(writer.inserts, schema: schema)
+            let (states, batches) = writer.metadata(smallestBatch: Self.smallestBatch)
+            metadata.append((table, states, batches))
         }
         // Claim the source's vector only for sites whose every change beyond what this store
         // had is in the file: the file holds all of a site's changes past `since`, so a store
