@@ -28,17 +28,18 @@ extension UUID {
             }
             return (state.milliseconds, state.sequence)
         }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - UInt64(i)))) }
-        bytes[6] = 0x70 | UInt8(sequence >> 8)
-        bytes[7] = UInt8(truncatingIfNeeded: sequence)
-        var random = SystemRandomNumberGenerator()
-        for i in 8..<16 { bytes[i] = random.next() }
-        bytes[8] = 0x80 | (bytes[8] & 0x3F)
+        // One draw of eight random bytes: a generator asked byte by byte makes a system call
+        // for each on Linux, and every new object of a UUID-keyed model gets a key here.
+        var generator = SystemRandomNumberGenerator()
+        let random: UInt64 = generator.next()
+        func byte(_ value: UInt64, _ shift: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: value >> shift) }
         return UUID(
             uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                byte(milliseconds, 40), byte(milliseconds, 32), byte(milliseconds, 24), byte(milliseconds, 16),
+                byte(milliseconds, 8), byte(milliseconds, 0), 0x70 | UInt8(sequence >> 8),
+                UInt8(truncatingIfNeeded: sequence), 0x80 | (byte(random, 56) & 0x3F), byte(random, 48),
+                byte(random, 40), byte(random, 32), byte(random, 24), byte(random, 16), byte(random, 8),
+                byte(random, 0)
             ))
     }
 }
