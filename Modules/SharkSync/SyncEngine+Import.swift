@@ -114,7 +114,10 @@ extension SyncEngine {
             for (index, row) in entity.rows.enumerated() {
                 // Most rows fit as they are: they are used without a copy.
                 let fitsAsItIs = row.values.allSatisfy { change in
-                    columns[change.column]?.fitting(change.value)?.storageType == change.value.storageType
+                    // Spelled out: `storageType` is nil for NULL, so a NULL that does not fit
+                    // (nil) must not compare equal to a NULL as it is.
+                    guard let fitted = columns[change.column]?.fitting(change.value) else { return false }
+                    return fitted.storageType == change.value.storageType
                 }
                 guard !fitsAsItIs else {
                     adjusted?.append(row)

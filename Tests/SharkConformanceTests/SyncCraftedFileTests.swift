@@ -47,6 +47,39 @@ struct SyncCraftedFileTests {
         }
     }
 
+    @Test("a file naming rows more than once ends as its rows sent one file each", arguments: TestDriver.allCases)
+    func repeatedRows(driver: TestDriver) throws {
+        var random = SeededGenerator(state: 2026_11_24)
+        let sites = (1...3).map { UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", $0))! }
+        var compared = 0
+        for round in 0..<100 {
+            let whole = try SyncEngine(
+                store: try driver.makeStore(), lineage: "crafted", models: [SyncNote.self, SyncFolder.self])
+            let split = try SyncEngine(
+                store: try driver.makeStore(), lineage: "crafted", models: [SyncNote.self, SyncFolder.self])
+            defer {
+                whole.store.close()
+                split.store.close()
+            }
+            let log = Self.randomLog(&random, sites: sites)
+            // Only files the store takes whole are compared: a refused file applies nothing.
+            guard (try? whole.importChanges(from: ChangeLogWriter.write(log, key: nil))) != nil else { continue }
+            for entity in log.entities {
+                for row in entity.rows {
+                    var single = log
+                    single.entities = [
+                        ChangeLogEntity(
+                            name: entity.name, keyKind: entity.keyKind, columns: entity.columns, rows: [row])
+                    ]
+                    try split.importChanges(from: ChangeLogWriter.write(single, key: nil))
+                }
+            }
+            #expect(try syncedContents(whole.store) == syncedContents(split.store), "round \(round)")
+            compared += 1
+        }
+        #expect(compared >= 10)  // most random files are refused somewhere
+    }
+
     @Test("timestamps beyond the clock's range are refused; one at its end never traps a later commit")
     func clockRange() throws {
         let engine = try SyncEngine(
