@@ -46,6 +46,33 @@ extension Model {
         guard let store = _$shark.store ?? store else {
             throw SharkError.notPersisted(entity: Self._sharkEntityName)
         }
+        try resolveFault(in: store)
+    }
+
+    /// What reading a relationship property does: loads the fault, unless its row was found
+    /// missing since the store last committed. Only a commit can bring the row (this
+    /// process's, or a sync import's), so until then a miss is remembered, and reading the
+    /// property again costs no query. An explicit `load` always asks again.
+    func _sharkResolveFaultOnAccess(in store: Store?) -> Bool {
+        guard _$shark.isFault else { return true }
+        guard let store = _$shark.store ?? store else { return false }
+        if _$shark.missedBeforeCommit == store.eventHub.lastSequence &+ 1 { return false }
+        do {
+            try resolveFault(in: store)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Remembers that this fault's row was not found in `store` as of `commits` commits.
+    func rememberMissingRow(in store: Store, asOf commits: UInt64) {
+        _$shark.store = store
+        _$shark.missedBeforeCommit = commits &+ 1
+    }
+
+    private func resolveFault(in store: Store) throws {
+        let commits = store.eventHub.lastSequence
         let schema = try store.preparedSchema(for: Self.self)
         var found = false
         try store.withReader { connection in
@@ -55,7 +82,7 @@ extension Model {
             }
         }
         guard found else {
-            _$shark.store = store
+            rememberMissingRow(in: store, asOf: commits)
             throw SharkError.notFound(entity: Self._sharkEntityName, key: "\(id)")
         }
         _$shark = ModelState(readFrom: store)

@@ -142,6 +142,10 @@ public struct ModelState {
     /// Whether the object is a fault: a related object holding only its key, its row not
     /// loaded (see ``Model/isFault``).
     public internal(set) var isFault = false
+    /// For a fault whose row was looked for and not found: the store's commit count at that
+    /// moment, plus one (0: never missed). Until the store commits again, reading the
+    /// relationship answers nil without asking the engine again (see `Model+Faults.swift`).
+    var missedBeforeCommit: UInt64 = 0
     /// The columns a lightweight fetch left out and no access has loaded yet; empty for a
     /// fully loaded object (see `Query.fetchLightweight(_:)`).
     public internal(set) var unloaded = ColumnSet()

@@ -70,14 +70,14 @@ extension _SharkCoding {
     /// loaded (``Model/load(_:)-(KeyPath<Self,M?>)`` says why).
     public static func get<M: Model, Owner: Model>(_ value: M?, owner: Owner) -> M? {
         guard let value else { return nil }
-        if value._$shark.isFault, (try? value._sharkResolveFault(in: owner._$shark.store)) == nil { return nil }
+        if value._$shark.isFault, !value._sharkResolveFaultOnAccess(in: owner._$shark.store) { return nil }
         return value
     }
     /// The getter of a non-optional to-one relationship: the related object, loaded on first
     /// access; when it cannot be loaded, the unloaded placeholder (its key set, every other
     /// property at its initial value, ``Model/isFault`` true).
     public static func get<M: Model, Owner: Model>(_ value: M, owner: Owner) -> M {
-        if value._$shark.isFault { try? value._sharkResolveFault(in: owner._$shark.store) }
+        if value._$shark.isFault { _ = value._sharkResolveFaultOnAccess(in: owner._$shark.store) }
         return value
     }
 

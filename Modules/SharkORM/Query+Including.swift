@@ -33,7 +33,7 @@ extension Query {
         copy.prefetches.append(
             Prefetch(
                 prepare: { _ = try store.preparedSchema(for: M.self) },
-                load: { objects in try store.prefetch(column, of: objects, as: M.self) }))
+                load: { objects, commits in try store.prefetch(column, of: objects, as: M.self, asOf: commits) }))
         return copy
     }
 
@@ -43,9 +43,12 @@ extension Query {
     func fetchIncluding(firstOnly: Bool) throws -> [Root] {
         _ = try store.preparedSchema(for: Root.self)
         for prefetch in prefetches { try prefetch.prepare() }
+        // Counted before the snapshot begins: a row missing from it may have been committed
+        // since, so a miss is remembered only as of a count no later than the snapshot.
+        let commits = store.eventHub.lastSequence
         return try store.read { _ in
             let objects = try store.fetchObjects(self, firstOnly: firstOnly)
-            for prefetch in prefetches { try prefetch.load(objects) }
+            for prefetch in prefetches { try prefetch.load(objects, commits) }
             return objects
         }
     }
@@ -56,13 +59,15 @@ extension Query {
 @usableFromInline
 struct Prefetch<Root>: Sendable {
     let prepare: @Sendable () throws -> Void
-    let load: @Sendable ([Root]) throws -> Void
+    /// Loads the related objects of a result, read in a snapshot no older than the given
+    /// count of the store's commits.
+    let load: @Sendable ([Root], UInt64) throws -> Void
 }
 
 extension Store {
     /// Loads every unloaded object the relationship `column` of `objects` holds, with one
     /// query by key. Objects that refer to the same key each get it (they are distinct faults).
-    func prefetch<Root: Model, M: Model>(_ column: Int32, of objects: [Root], as: M.Type) throws {
+    func prefetch<Root: Model, M: Model>(_ column: Int32, of objects: [Root], as: M.Type, asOf commits: UInt64) throws {
         var faults: [Value: [M]] = [:]
         faults.reserveCapacity(objects.count)
         for object in objects {
@@ -80,6 +85,11 @@ extension Store {
                     fault._$shark = ModelState(readFrom: self)
                 }
             }
+        }
+        // Keys with no row: reading the relationship answers nil without asking again,
+        // until the store commits.
+        for fault in faults.values.joined() where fault.isFault {
+            fault.rememberMissingRow(in: self, asOf: commits)
         }
     }
 }

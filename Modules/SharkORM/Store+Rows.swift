@@ -70,7 +70,10 @@ extension Store {
             query.predicate = predicate
         }
         if let problem = ordering.lazy.compactMap(\.expression.problem).first { throw problem }
-        query.ordering = ordering
+        // Key order is promised even without an ordering (an engine's cheapest order differs:
+        // SQLite's is insertion order, the memory engine's key order), so that two replicas
+        // holding the same rows list them alike.
+        query.ordering = ordering.isEmpty ? [Ordering(.column(schema.key.name))] : ordering
         query.limit = limit.map { max(0, $0) }
         query.offset = offset.map { max(0, $0) }
         let names = schema.columns.map(\.name)

@@ -8,8 +8,22 @@
 /// to B, B to A) has no such order: the object written first stores 0 for the other's key,
 /// and is updated with the real key once the other is written — all inside the one
 /// transaction, so nothing else ever sees the 0.
+///
+/// Every object write goes through ``writeGraph(from:as:)``: `commit` of one object or of a
+/// sequence, and `upsert`, new key or stored one, and their `WriteTransaction` forms. An
+/// upsert applies to every object of the graph that is not stored yet, so a graph received
+/// from elsewhere (its objects' keys already stored, some of them) lands whole.
 extension WriteTransaction {
-    func writeGraph(from root: some Model) throws {
+    /// How the objects of a graph are written.
+    enum GraphWrite {
+        /// Inserted when new, their changed columns written when stored.
+        case commit
+        /// As ``commit``, except that a new object whose key is already stored overwrites
+        /// that row (see ``Store/upsert(_:)``).
+        case upsert
+    }
+
+    func writeGraph(from root: some Model, as mode: GraphWrite) throws {
         var visited = Set<ObjectIdentifier>()
         var order: [any Model] = []
         // An explicit stack rather than recursion: a long chain of new objects must not
@@ -34,11 +48,11 @@ extension WriteTransaction {
                     deferred.append((object, column))
                 }
             }
-            try writeOpened(object)
+            try writeOpened(object, as: mode)
         }
         for (object, column) in deferred {
             object._$shark.markDirty(column)
-            try writeOpened(object)
+            try writeOpened(object, as: .commit)
         }
     }
 
@@ -60,9 +74,13 @@ extension WriteTransaction {
     }
 
     /// Writes one object of the graph, unless it is stored here and unchanged.
-    private func writeOpened<M: Model>(_ object: M) throws {
+    private func writeOpened<M: Model>(_ object: M, as mode: GraphWrite) throws {
         let state = object._$shark
         if state.isPersisted && state.store === store && state.dirty.isEmpty { return }
-        try writeObject(object, schema: try store.preparedSchema(for: M.self))
+        let schema = try store.preparedSchema(for: M.self)
+        switch mode {
+        case .commit: try writeObject(object, schema: schema)
+        case .upsert: try upsertObject(object, schema: schema)
+        }
     }
 }

@@ -21,8 +21,15 @@ extension WriteTransaction {
     /// objects its relationships hold (see `WritePipeline+Graph.swift`).
     @usableFromInline
     func write<M: Model>(_ object: M, schema: EntitySchema) throws {
-        if schema.hasRelationships { return try writeGraph(from: object) }
+        if schema.hasRelationships { return try writeGraph(from: object, as: .commit) }
         try writeObject(object, schema: schema)
+    }
+
+    /// Inserts `object`, or overwrites the stored row that has its key already (see
+    /// ``Store/upsert(_:)``), after the objects its relationships hold, upserted alike.
+    func upsert<M: Model>(_ object: M, schema: EntitySchema) throws {
+        if schema.hasRelationships { return try writeGraph(from: object, as: .upsert) }
+        try upsertObject(object, schema: schema)
     }
 
     /// Inserts or updates exactly this object.
@@ -35,16 +42,16 @@ extension WriteTransaction {
         }
     }
 
-    /// Inserts `object`, or overwrites the stored row that has its key already (see
-    /// ``Store/upsert(_:)``).
-    func upsert<M: Model>(_ object: M, schema: EntitySchema) throws {
+    /// Upserts exactly this object: inserted, or, when a row with its key is stored, that
+    /// row overwritten with every column.
+    func upsertObject<M: Model>(_ object: M, schema: EntitySchema) throws {
         let state = object._$shark
-        if state.isPersisted && state.store === store { return try write(object, schema: schema) }
+        if state.isPersisted && state.store === store { return try writeObject(object, schema: schema) }
         let key = object.id.columnValue
-        if schema.keyKind == .autoIncrement && key == .integer(0) { return try write(object, schema: schema) }
+        if schema.keyKind == .autoIncrement && key == .integer(0) { return try writeObject(object, schema: schema) }
         var stored = false
         try writer.read(.key(key), schema: schema) { _ in stored = true }
-        guard stored else { return try write(object, schema: schema) }
+        guard stored else { return try writeObject(object, schema: schema) }
         // The row exists: an update of every column. The object is remembered as it is, a new
         // object, so a rollback gives it back unchanged rather than reloading the row's values.
         store.transactions.remember(object, state: state, in: store)

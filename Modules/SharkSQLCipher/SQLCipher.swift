@@ -20,8 +20,13 @@ public struct CipherSettings: Sendable, Hashable {
 
 /// Operations on encrypted databases beyond what a `Store` does.
 public enum SQLCipher {
-    /// Changes the key of an open encrypted store. Waits for writes in progress; readers
-    /// opened with the old key are replaced.
+    /// Changes the key of an open encrypted store. Waits for writes in progress and for
+    /// reads in progress; readers opened with the old key are replaced.
+    ///
+    /// The change is atomic, even if the process dies part way: the file then opens with the
+    /// old key or with the new one, with every committed row. (The pages are rewritten under a
+    /// rollback journal, which SQLite plays back on the next open, not through the write-ahead
+    /// log, whose pages would be left under the new key beside a file still under the old.)
     ///
     /// ```swift
     /// try SQLCipher.rekey(vault, to: .passphrase(newSecret))
@@ -36,14 +41,36 @@ public enum SQLCipher {
             guard let handle = connection.handle, let rekey = connection.library.api.pointee.rekey else {
                 throw SharkError.unsupported("this SQLCipher library has no sqlite3_rekey")
             }
-            let code = material.withUnsafeBytes { rekey(handle, $0.baseAddress, Int32($0.count)) }
-            guard code == 0 else {
-                throw SharkError.driver(code: code, message: "rekey failed: \(connection.lastErrorMessage)", sql: nil)
+            try driver.sql.withReadersClosed {
+                try leavingWAL(connection) {
+                    let code = material.withUnsafeBytes { rekey(handle, $0.baseAddress, Int32($0.count)) }
+                    guard code == 0 else {
+                        throw SharkError.driver(
+                            code: code, message: "rekey failed: \(connection.lastErrorMessage)", sql: nil)
+                    }
+                }
+                driver.keying.replaceKey(with: key)
+                driver.keying.prepareReaders(using: connection)
             }
-            driver.keying.replaceKey(with: key)
-            driver.sql.discardReaders()
-            driver.keying.prepareReaders(using: connection)
         }
+    }
+
+    /// Runs `body` with the database in rollback-journal mode, then back in WAL mode: every
+    /// page is folded back into the file first, and `body`'s writes are journaled atomically.
+    private static func leavingWAL(_ connection: SQLiteConnection, _ body: () throws -> Void) throws {
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let mode = try connection.scalar("PRAGMA journal_mode = DELETE")?.coercedToText()
+        guard mode == "delete" else {
+            throw SharkError.driver(
+                code: 5, message: "rekey needs the database to itself: another program has it open", sql: nil)
+        }
+        do {
+            try body()
+        } catch {
+            _ = try? connection.scalar("PRAGMA journal_mode = WAL")
+            throw error
+        }
+        _ = try connection.scalar("PRAGMA journal_mode = WAL")
     }
 
     /// The cipher settings of an open encrypted store.
@@ -77,9 +104,9 @@ public enum SQLCipher {
         guard FileManager.default.fileExists(atPath: source) else { throw SharkError.fileNotFound(path: source) }
         // Only a plain database can be encrypted (an encrypted one reads as random bytes).
         guard CipherKeying.isPlainDatabase(source) else { throw SharkError.notADatabase(path: source) }
-        try export(from: source, into: destination) { connection in
+        try export(from: source, into: destination) { connection, copy in
             try connection.cachedStatement("ATTACH DATABASE ? AS shark_export KEY ?")
-                .run([.text(destination), .blob(Data(try key.keyMaterial()))])
+                .run([.text(copy), .blob(Data(try key.keyMaterial()))])
             try connection.execute("PRAGMA shark_export.cipher_page_size = \(pageSize)")
         }
     }
@@ -93,16 +120,20 @@ public enum SQLCipher {
     public static func decrypt(databaseAt source: String, key: SQLCipherKey, into destination: String) throws {
         guard FileManager.default.fileExists(atPath: source) else { throw SharkError.fileNotFound(path: source) }
         let keying = CipherKeying(path: source, key: key, pageSize: 4096)
-        try export(from: source, into: destination, keying: keying) { connection in
-            try connection.cachedStatement("ATTACH DATABASE ? AS shark_export KEY ''").run([.text(destination)])
+        try export(from: source, into: destination, keying: keying) { connection, copy in
+            try connection.cachedStatement("ATTACH DATABASE ? AS shark_export KEY ''").run([.text(copy)])
         }
     }
 
-    /// Opens `source` with SQLCipher, attaches `destination` (set up by `attach`) and copies
-    /// everything with `sqlcipher_export`. Removes the destination if anything fails.
+    /// Opens `source` with SQLCipher, attaches a new file beside `destination` (set up by
+    /// `attach`, given that file's path), copies everything with `sqlcipher_export`, and only
+    /// then moves the finished copy to `destination`. So `destination` is either absent or
+    /// complete, even if the process dies part way (what it leaves is a hidden
+    /// `.NAME.shark-partial-PID` file beside it, never a partial file at `destination`);
+    /// the source is only read.
     private static func export(
         from source: String, into destination: String, keying: CipherKeying? = nil,
-        attach: (SQLiteConnection) throws -> Void
+        attach: (SQLiteConnection, String) throws -> Void
     ) throws {
         let library = try SQLCipherLibrary.library()
         guard FileManager.default.fileExists(atPath: source) else { throw SharkError.fileNotFound(path: source) }
@@ -112,8 +143,11 @@ public enum SQLCipher {
         // The copy reads the source through a connection that could write (SQLCipher 3 cannot
         // export from a read-only one): with a write-ahead log beside the source, closing
         // that connection would fold the log into it. Leave such a source alone.
+        // An empty log (left by a program that stopped with the file open, as a killed export
+        // does) has nothing to fold in.
         let resolved = URL(fileURLWithPath: source).resolvingSymlinksInPath().path
-        guard !FileManager.default.fileExists(atPath: resolved + "-wal") else {
+        let logSize = (try? FileManager.default.attributesOfItem(atPath: resolved + "-wal")[.size] as? Int) ?? 0
+        guard logSize == 0 else {
             throw SharkError.cannotOpen(
                 path: source,
                 reason: "a write-ahead log (\(resolved)-wal) is beside it: close the program that has it open "
@@ -124,18 +158,30 @@ public enum SQLCipher {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SharkError.cannotOpen(path: destination, reason: "its folder \(directory) does not exist")
         }
-        do {
-            let connection = try SQLiteConnection(path: source, library: library) { connection in
-                try keying?.key(connection, role: .writer)
-            }
-            defer { connection.close() }
-            try attach(connection)
-            try connection.execute("SELECT sqlcipher_export('shark_export')")
-            try connection.execute("DETACH DATABASE shark_export")
-        } catch {
+        let name = URL(fileURLWithPath: destination).lastPathComponent
+        let partial = URL(fileURLWithPath: directory).appendingPathComponent(
+            ".\(name).shark-partial-\(ProcessInfo.processInfo.processIdentifier)"
+        ).path
+        func removePartial() {
             for suffix in ["", "-journal", "-wal", "-shm"] {
-                try? FileManager.default.removeItem(atPath: destination + suffix)
+                try? FileManager.default.removeItem(atPath: partial + suffix)
             }
+        }
+        removePartial()
+        do {
+            do {
+                let connection = try SQLiteConnection(path: source, library: library) { connection in
+                    try keying?.key(connection, role: .writer)
+                }
+                defer { connection.close() }
+                try attach(connection, partial)
+                try connection.execute("SELECT sqlcipher_export('shark_export')")
+                try connection.execute("DETACH DATABASE shark_export")
+            }
+            try FileDurability.synchronize(partial)
+            try FileDurability.move(partial, toNew: destination)
+        } catch {
+            removePartial()
             throw error
         }
     }

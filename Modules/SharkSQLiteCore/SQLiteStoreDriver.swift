@@ -132,6 +132,16 @@ package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
         pool.discardAll()
     }
 
+    /// Runs `body` with the writer as the only open connection: every reader closed (those
+    /// busy now waited for), and new reads waiting until it returns. What changes the whole
+    /// file at once needs it: leaving WAL mode (a rekey does), which SQLite refuses while
+    /// another connection has the file open. Call it with the store's writer held.
+    package func withReadersClosed<T>(_ body: () throws -> T) throws -> T {
+        pool.suspend()
+        defer { pool.resume() }
+        return try body()
+    }
+
     package func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         pool.closeAll()
@@ -160,6 +170,8 @@ final class ReaderPool: @unchecked Sendable {
     /// Bumped by `discardAll`; readers of an older generation (`poolGeneration`) are closed
     /// when given back.
     @exclusivity(unchecked) private var generation = 0
+    /// Set by `suspend`: no reader may open until `resume`.
+    @exclusivity(unchecked) private var suspended = false
     private let make: () throws -> SQLiteDriverConnection
 
     init(capacity: Int, make: @escaping () throws -> SQLiteDriverConnection) {
@@ -169,7 +181,7 @@ final class ReaderPool: @unchecked Sendable {
 
     func take() throws -> SQLiteDriverConnection {
         condition.lock()
-        while idle.isEmpty && open >= capacity { condition.wait() }
+        while suspended || (idle.isEmpty && open >= capacity) { condition.wait() }
         if let reader = idle.popLast() {
             condition.unlock()
             return reader
@@ -198,17 +210,40 @@ final class ReaderPool: @unchecked Sendable {
             reader.connection.close()
             open -= 1
         }
-        condition.signal()
+        // Broadcast: a suspend waiting for the last reader and a take waiting for one may
+        // both be waiting.
+        condition.broadcast()
         condition.unlock()
     }
 
     func discardAll() {
         condition.lock()
+        discardIdle()
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Closes the idle readers, and the busy ones when they come back (`condition` locked).
+    private func discardIdle() {
         generation += 1
         for reader in idle { reader.connection.close() }
         open -= idle.count
         idle.removeAll()
-        condition.signal()
+    }
+
+    /// Closes every reader, waiting for the busy ones, and makes `take` wait until `resume`.
+    func suspend() {
+        condition.lock()
+        suspended = true
+        discardIdle()
+        while open > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    func resume() {
+        condition.lock()
+        suspended = false
+        condition.broadcast()
         condition.unlock()
     }
 

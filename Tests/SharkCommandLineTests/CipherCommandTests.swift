@@ -87,7 +87,8 @@ struct CipherCommandTests {
     }
 }
 
-private func rawBytes(_ hex: String) -> Data {
+/// The bytes that hexadecimal digits spell.
+func rawBytes(_ hex: String) -> Data {
     var bytes = Data()
     var index = hex.startIndex
     while index < hex.endIndex {

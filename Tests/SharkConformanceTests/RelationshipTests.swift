@@ -94,6 +94,39 @@ struct RelationshipTests {
         #expect(assignments.map(\.project.title) == ["Apollo"])
     }
 
+    @Test("a missing related row is asked for once, until the store commits again", arguments: TestDriver.allCases)
+    func missingRowsAreRemembered(driver: TestDriver) throws {
+        let log = StatementLog()
+        let store = try driver.makeStore(log: log)
+        defer { store.close() }
+        _ = try Department.query(in: store).count()
+        _ = try Employee.query(in: store).count()
+        // Keys whose rows are not here (yet): written as plain rows, as a sync import could.
+        try store.write { tx in
+            for key in 900..<903 {
+                _ = try tx.insertRow(["name": .text("E\(key)"), "department": .integer(Int64(key))], into: "Employee")
+            }
+        }
+        func selects() -> Int { log.statements.filter { $0.hasPrefix("SELECT") && $0.contains("Department") }.count }
+        log.reset()
+        let people = try Employee.query(in: store).including(\.department).fetch()
+        #expect(selects() == 1)
+        for _ in 0..<3 { #expect(people.allSatisfy { $0.department == nil }) }
+        #expect(selects() == 1, "reading a relationship found missing asks no more")
+        // Without `including`: the first read asks, the next ones do not.
+        log.reset()
+        let one = try #require(try Employee.query(in: store).where(\.name == "E900").first())
+        #expect(one.department == nil && one.department == nil)
+        #expect(selects() == 1)
+        // An explicit load asks again and says why.
+        #expect(throws: SharkError.self) { try one.load(\.department) }
+        #expect(selects() == 2)
+        // The row arrives with a commit: the next read finds it.
+        try store.write { tx in _ = try tx.insertRow(["id": .integer(900), "name": .text("Late")], into: "Department") }
+        #expect(one.department?.name == "Late")
+        #expect(people.first { $0.name == "E900" }?.department?.name == "Late")
+    }
+
     @Test("queries compare relationships with objects and nil", arguments: TestDriver.allCases)
     func predicates(driver: TestDriver) throws {
         let store = try driver.makeStore()

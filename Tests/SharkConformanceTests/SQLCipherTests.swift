@@ -121,6 +121,29 @@ struct SQLCipherTests {
         #expect(throws: SharkError.self) { try SQLCipher.rekey(try Store(.memory), to: .passphrase("x")) }
     }
 
+    @Test("rekey of a store in WAL mode: another store opens the file with the new key at once")
+    func rekeyWhileOpen() throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let store = try Store(.sqlcipher(path: file.path, key: .passphrase("old")))
+        defer { store.close() }
+        try store.commit((0..<200).map { Person(name: "P\($0)", payrollNumber: $0) })
+        _ = try Person.query(in: store).count()
+        try SQLCipher.rekey(store, to: .passphrase("new"))
+        // The first store stays open (its log not folded back by a close): a second one, as
+        // another process would, opens with the new key and sees every row.
+        let other = try Store(.sqlcipher(path: file.path, key: .passphrase("new")))
+        #expect(try Person.query(in: other).count() == 200)
+        try other.commit(Person(name: "from the other", payrollNumber: 1_000))
+        other.close()
+        #expect(throws: SQLCipherError.wrongKey(path: file.path)) {
+            _ = try Store(.sqlcipher(path: file.path, key: .passphrase("old")))
+        }
+        try store.commit(Person(name: "after", payrollNumber: 1_001))
+        #expect(try Person.query(in: store).count() == 202)
+        #expect(try store.rows("PRAGMA journal_mode").rows.first?.first == .text("wal"))
+    }
+
     @Test("encrypt a plain file, decrypt it back; failures leave nothing behind")
     func encryptAndDecrypt() throws {
         let plain = TemporaryPath()

@@ -6,6 +6,20 @@ import Testing
 /// sync import and the command line do.
 @Suite("Rows without model types, from recorded schemas")
 struct SchemaOnlyTests {
+    @Test(
+        "fetchRows lists rows in key order without an ordering, whatever the insertion order",
+        arguments: TestDriver.allCases)
+    func keyOrder(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let keys = (0..<12).map { "i\($0)" }
+        try store.commit(keys.map { Setting(id: $0, value: $0) })
+        let expected = keys.sorted()  // i0, i1, i10, i11, i2, …
+        #expect(try store.fetchRows(of: "settings").map(\.key) == expected.map { .text($0) })
+        let tied = try store.fetchRows(of: "settings", orderedBy: [Ordering(.value(.integer(1)))])
+        #expect(tied.map(\.key) == expected.map { .text($0) }, "ties broken by key")
+    }
+
     @Test("rows are written and read from the recorded schema alone", arguments: TestDriver.allCases)
     func rowsWithoutModels(driver: TestDriver) throws {
         let reopener = Reopener(driver)

@@ -76,4 +76,28 @@ struct UpsertTests {
         #expect(copy.events == ["willUpdate", "didUpdate"])
         #expect(try Person.query(in: store).fetch().map(\.name) == ["Ada Lovelace"])
     }
+
+    @Test("over a stored key, the new objects its relationships hold are committed too", arguments: TestDriver.allCases)
+    func graphOverStoredKey(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.upsert(Player("ada"))
+        // The same key again, now holding a new team: an overwrite of the stored row, and an
+        // insert of the team, as `commit` does.
+        let incoming = Player("ada", team: Team("Analysts"))
+        try store.upsert(incoming)
+        let back = try #require(try store.find(Player.self, id: "ada"))
+        #expect(back.team?.name == "Analysts")
+        #expect(try Team.query(in: store).count() == 1)
+        // Inside a transaction, and a team whose key is stored too: both overwritten.
+        let renamed = Team("Analysts and Engineers")
+        renamed.id = try #require(back.team).id
+        try store.write { tx in try tx.upsert(Player("ada", team: renamed)) }
+        #expect(try Team.query(in: store).fetch().map(\.name) == ["Analysts and Engineers"])
+        #expect(try store.find(Player.self, id: "ada")?.team?.name == "Analysts and Engineers")
+        // A new player over a new key with a new team: inserted, with the team.
+        try store.upsert(Player("grace", team: Team("Navy")))
+        #expect(try store.find(Player.self, id: "grace")?.team?.name == "Navy")
+        #expect(try Team.query(in: store).count() == 2)
+    }
 }

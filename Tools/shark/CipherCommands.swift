@@ -163,7 +163,9 @@ func copyDatabase(
 /// would fold the log into it (SQLCipher 3 copies only through a connection that can write).
 func refuseLive(_ path: String) throws {
     let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    if FileManager.default.fileExists(atPath: resolved + "-wal") {
+    // An empty log (what a program killed with the file open leaves) holds nothing to fold.
+    let logSize = (try? FileManager.default.attributesOfItem(atPath: resolved + "-wal")[.size] as? Int) ?? 0
+    if logSize > 0 {
         throw CommandFailure(
             "\(path) has a write-ahead log beside it (a program has it open, or was interrupted): close that "
                 + "program, or open and close the database once, then try again",
