@@ -94,6 +94,12 @@ int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *ap
     SHARK_REQUIRED(result_text, "sqlite3_result_text");
     SHARK_REQUIRED(result_blob, "sqlite3_result_blob");
     SHARK_REQUIRED(result_error, "sqlite3_result_error");
+    SHARK_REQUIRED(value_type, "sqlite3_value_type");
+    SHARK_REQUIRED(value_double, "sqlite3_value_double");
+    SHARK_REQUIRED(value_text, "sqlite3_value_text");
+    SHARK_REQUIRED(value_blob, "sqlite3_value_blob");
+    SHARK_REQUIRED(value_bytes, "sqlite3_value_bytes");
+    SHARK_REQUIRED(aggregate_context, "sqlite3_aggregate_context");
     SHARK_OPTIONAL(key, "sqlite3_key");
     SHARK_OPTIONAL(rekey, "sqlite3_rekey");
     // Found through the library's dependencies (its libcrypto), in its own namespace.

@@ -60,4 +60,10 @@ void shark_sqlite3_api_system(shark_sqlite3_api *api) {
     SHARK_SET(result_text, sqlite3_result_text);
     SHARK_SET(result_blob, sqlite3_result_blob);
     SHARK_SET(result_error, sqlite3_result_error);
+    SHARK_SET(value_type, sqlite3_value_type);
+    SHARK_SET(value_double, sqlite3_value_double);
+    SHARK_SET(value_text, sqlite3_value_text);
+    SHARK_SET(value_blob, sqlite3_value_blob);
+    SHARK_SET(value_bytes, sqlite3_value_bytes);
+    SHARK_SET(aggregate_context, sqlite3_aggregate_context);
 }

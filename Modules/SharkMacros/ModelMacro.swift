@@ -60,6 +60,7 @@ extension ModelMacro: MemberMacro {
                     isNullable: SharkORM._SharkCoding.isNullable((\(type)).self),
                     defaultValue: \(defaultValue),
                     logicalType: SharkORM._SharkCoding.logicalType((\(type)).self),
+                    bitWidth: SharkORM._SharkCoding.bitWidth((\(type)).self),
                     relationship: SharkORM._SharkCoding.relationship((\(type)).self\(deleteRule))\(previousNames)
                 )
                 """

@@ -90,14 +90,14 @@ indirect enum CompiledExpression {
         }
     }
 
-    /// The value of the expression for `row`. Throws only where SQLite fails a statement
-    /// (the magnitude of the smallest integer).
+    /// The value of the expression for `row`. Throws where the arithmetic's rules refuse a
+    /// result (see `ValueArithmetic`): an integer overflow, a division by zero.
     func value(_ row: [Value]) throws(SharkError) -> Value {
         switch self {
         case .column(let index, _): return row[index]
         case .value(let value): return value
         case .arithmetic(let op, let lhs, let rhs):
-            return Self.arithmetic(op, try lhs.value(row), try rhs.value(row))
+            return try ValueArithmetic.apply(op, try lhs.value(row), try rhs.value(row))
         case .function(let function, let arguments):
             return try ScalarFunctions.call(function, arguments, row)
         case .path(let column, let table, let expression):
@@ -151,7 +151,7 @@ indirect enum CompiledExpression {
             let subject = try operand.value(row)
             let pattern = try pattern.value(row)
             if subject.isNull || pattern.isNull { return nil }
-            return SQLiteSemantics.like(subject.coercedToText(), pattern: pattern.coercedToText())
+            return LikePattern.matches(subject.coercedToText(), pattern: pattern.coercedToText())
         case .between(let operand, let lower, let upper):
             let low = try Self.order(operand, lower, row).map { $0 >= 0 }
             let high = try Self.order(operand, upper, row).map { $0 <= 0 }
@@ -197,49 +197,6 @@ indirect enum CompiledExpression {
             left = SQLiteSemantics.apply(affinity, to: left)
         }
         return SQLiteSemantics.compare(left, right)
-    }
-
-    /// SQLite arithmetic: NULL in, NULL out; integer overflow becomes real; division and
-    /// remainder by zero are NULL, and so is a real result that is not a number.
-    static func arithmetic(_ op: ArithmeticOperator, _ lhs: Value, _ rhs: Value) -> Value {
-        if lhs.isNull || rhs.isNull { return .null }
-        let a = numeric(lhs)
-        let b = numeric(rhs)
-        if case .integer(let x) = a, case .integer(let y) = b {
-            switch op {
-            case .add:
-                let (r, overflow) = x.addingReportingOverflow(y)
-                return overflow ? .real(Double(x) + Double(y)) : .integer(r)
-            case .subtract:
-                let (r, overflow) = x.subtractingReportingOverflow(y)
-                return overflow ? .real(Double(x) - Double(y)) : .integer(r)
-            case .multiply:
-                let (r, overflow) = x.multipliedReportingOverflow(by: y)
-                return overflow ? .real(Double(x) * Double(y)) : .integer(r)
-            case .divide:
-                if y == 0 { return .null }
-                if x == .min && y == -1 { return .real(-Double(x)) }
-                return .integer(x / y)
-            case .remainder:
-                if y == 0 { return .null }
-                if y == -1 { return .integer(0) }
-                return .integer(x % y)
-            }
-        }
-        let x = a.coercedToDouble()
-        let y = b.coercedToDouble()
-        // SQLite gives NULL, not NaN, for a real result that is not a number (0 × ∞, ∞ − ∞).
-        func real(_ result: Double) -> Value { result.isNaN ? .null : .real(result) }
-        switch op {
-        case .add: return real(x + y)
-        case .subtract: return real(x - y)
-        case .multiply: return real(x * y)
-        case .divide: return y == 0 ? .null : real(x / y)
-        case .remainder:
-            let (i, j) = (a.coercedToInt64(), b.coercedToInt64())
-            if j == 0 { return .null }
-            return .real(Double(j == -1 ? 0 : i % j))
-        }
     }
 
     static func numeric(_ value: Value) -> Value {

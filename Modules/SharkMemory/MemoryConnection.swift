@@ -135,26 +135,21 @@ final class MemoryConnection: DriverConnection {
         let table = try self.table(schema.name, in: database)
         let compiled = try assignments.map { assignment in
             (
-                column: assignment.column,
-                value: try CompiledExpression(assignment.value, schema: table.schema, database: database),
-                affinity: SQLiteSemantics.affinity(of: table.schema.columns[assignment.column].type),
-                isNullable: table.schema.columns[assignment.column].isNullable
+                column: table.schema.columns[assignment.column],
+                position: assignment.column,
+                value: try CompiledExpression(assignment.value, schema: table.schema, database: database)
             )
         }
         var columns = ColumnSet()
         for assignment in assignments { columns.insert(Int32(assignment.column)) }
         for key in keys {
-            // Every expression sees the row as it was before this update, as in SQL.
+            // Every expression sees the row as it was before this update, as in SQL; each
+            // value is checked against its column as the SQL drivers' shark_fit does.
             guard var row = table.row(forKey: key) else { continue }
             let old = row
             for assignment in compiled {
-                let value = SQLiteSemantics.stored(try assignment.value.value(old), affinity: assignment.affinity)
-                if value.isNull && !assignment.isNullable {
-                    let name = table.schema.columns[assignment.column].name
-                    throw SharkError.constraintViolation(
-                        entity: schema.name, message: "NOT NULL constraint failed: \(schema.name).\(name)")
-                }
-                row[assignment.column] = value
+                row[assignment.position] = try assignment.column.storedValue(
+                    try assignment.value.value(old), computed: true)
             }
             _ = try update(ValueRow(row), key: key, columns: columns, schema: schema)
         }
@@ -236,8 +231,8 @@ final class MemoryConnection: DriverConnection {
         _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema
     ) throws -> Value {
         var aggregation = Aggregation(function)
-        try forEachValue(of: expression, query, schema: schema) { aggregation.add($0) }
-        return try aggregation.result(describing: expression)
+        try forEachValue(of: expression, query, schema: schema) { try aggregation.add($0) }
+        return try aggregation.result()
     }
 
     func values(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws -> [Value] {

@@ -34,6 +34,8 @@ extension MemoryTable {
                 (position, column, previous.type != column.type, previous.isNullable && !column.isNullable, fill))
         }
         var table = MemoryTable(schema: schema)
+        // Integers beyond the range of a property's narrower type (an Int now an Int8).
+        var outOfRange: [Int: Int] = [:]
         for keyed in orderedRows() {
             var row = Row()
             row.reserveCapacity(plan.count)
@@ -50,9 +52,18 @@ extension MemoryTable {
                 {
                     value = .text(DecimalText.encode(decimal))
                 }
+                if case .integer(let integer) = value, let range = step.column.integerRange, !range.contains(integer) {
+                    outOfRange[index, default: 0] += 1
+                }
                 row.append(value)
             }
             try table.insert(row)
+        }
+        if let (index, count) = outOfRange.min(by: { $0.key < $1.key }) {
+            let column = schema.columns[index]
+            throw SharkError.lossySchemaChange(
+                entity: schema.name, column: column.name,
+                reason: "\(count) stored value(s) are outside \(column.integerRange!), the range of its type")
         }
         return table
     }

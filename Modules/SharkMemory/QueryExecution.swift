@@ -88,10 +88,20 @@ struct QueryExecution {
 
     /// How many rows match, after offset and limit.
     mutating func count() throws(SharkError) -> Int {
+        // SQLite reads no row at all for `LIMIT 0`.
+        if query.limit == 0 { return 0 }
         var total = 0
+        // With a window over an order the path delivers, the walk stops at its end, as
+        // SQLite's does: rows past it are never evaluated (nor can they fail).
+        var wanted = Int.max
+        if let limit = query.limit, limit >= 0, path.deliversOrder(of: query) {
+            let (sum, overflow) = max(0, query.offset ?? 0).addingReportingOverflow(limit)
+            wanted = overflow ? Int.max : sum
+        }
+        if wanted == 0 { return 0 }
         try visit { _ in
             total += 1
-            return true
+            return total < wanted
         }
         let afterOffset = max(0, total - max(0, query.offset ?? 0))
         guard let limit = query.limit, limit >= 0 else { return afterOffset }

@@ -19,7 +19,7 @@ enum ScalarFunctions {
         case .lower: return .text(asciiMapped(value.coercedToText(), from: 65...90, by: 32))
         case .upper: return .text(asciiMapped(value.coercedToText(), from: 97...122, by: -32))
         case .length: return .integer(length(of: value))
-        case .abs: return try magnitude(of: value)
+        case .abs: return try ValueArithmetic.magnitude(value)
         case .coalesce: return .null  // answered above
         }
     }
@@ -42,18 +42,5 @@ enum ScalarFunctions {
             count += 1
         }
         return count
-    }
-
-    /// SQLite's `abs`: integers stay integers (the smallest has no magnitude and fails the
-    /// statement), everything else is read as a real.
-    private static func magnitude(of value: Value) throws(SharkError) -> Value {
-        if case .integer(let integer) = value {
-            guard integer != .min else {
-                throw SharkError.invalidValue("integer overflow: abs(\(integer)) does not fit in 64 bits")
-            }
-            return .integer(integer < 0 ? -integer : integer)
-        }
-        let real = value.coercedToDouble()
-        return .real(real < 0 ? -real : real)
     }
 }

@@ -1,9 +1,12 @@
-/// An aggregate a query can compute over its matches, in the engine, with SQLite's rules on
-/// every driver: NULLs are skipped, and an empty set gives NULL (nil).
+/// An aggregate a query can compute over its matches, in the engine, the same on every
+/// driver: NULLs are skipped, and an empty set gives NULL (nil). Sums and averages are exact
+/// whatever the rows' order (see `ExactSum` and docs/values.md).
 ///
-/// - `sum`: an integer while every input is an integer, a real as soon as one is not; a sum
-///   that leaves the 64-bit range fails with ``SharkError/invalidValue(_:)``.
-/// - `average`: always a real.
+/// - `sum`: the exact integer while every input is an integer (a sum that leaves the 64-bit
+///   range fails with ``SharkError/invalidValue(_:)``); with a real among them, the exact sum
+///   rounded once to the nearest `Double`; with a decimal among them, to the nearest `Decimal`.
+/// - `average`: the exact sum divided by the count, rounded once: a `Double`, or a `Decimal`
+///   for decimals.
 /// - `minimum`, `maximum`: the smallest or largest value in SQLite's order (numbers, then
 ///   text, then blobs), with its own type.
 ///

@@ -10,14 +10,20 @@ import Foundation
 /// Storage choices, chosen so that every value round-trips exactly:
 /// - `Date` is a REAL of seconds since 2001-01-01 (`timeIntervalSinceReferenceDate`), which
 ///   keeps every bit of the date; seconds since 1970 would lose the lowest one.
-/// - `UInt64` and `UInt` are stored as their `Int64` bit pattern: exact, but values above
-///   `Int64.max` sort below zero in the database.
+/// - Every integer is a 64-bit INTEGER. A `UInt64` or `UInt` above `Int64.max` is refused when
+///   written (it would compare, sort and add up as a negative number); one stored that way by
+///   an earlier version still reads back unchanged.
 /// - `UUID` is a 16-byte BLOB; `URL` is TEXT; `Decimal` is TEXT that sorts as the numbers do
 ///   (``DecimalText``), so comparisons, ordering, `min` and `max` are numeric and exact.
-/// - A `Double.nan` or `Float.nan` is stored as NULL (SQLite does the same); a non-optional
-///   floating-point column reads NULL back as NaN, an optional one as nil.
+/// - −0.0 keeps its sign (it compares equal to 0.0). A `Double.nan` or `Float.nan` in a
+///   non-optional property is
+///   stored as NULL and reads back as NaN; in an optional one, where NULL is nil, it is
+///   refused.
 /// - What has no stored form that reads back is refused when written, with
-///   ``SharkError/invalidValue(_:)``: `Decimal.nan`, and a `Date` whose time interval is NaN.
+///   ``SharkError/invalidValue(_:)``: `Decimal.nan`, a `Date` whose time interval is NaN, an
+///   optional holding NaN, an unsigned integer above `Int64.max`.
+///
+/// docs/values.md gives every type's rules: range, comparison, ordering, arithmetic.
 ///
 /// ```swift
 /// let value = 42.columnValue            // .integer(42)
@@ -30,6 +36,12 @@ public protocol ColumnConvertible {
     static var logicalType: LogicalType { get }
     /// Whether NULL is a valid stored value (true for optionals).
     static var isNullable: Bool { get }
+    /// How many bits the type has, for integers, `Bool` and floating point; nil otherwise.
+    /// Recorded with the schema (``ColumnSchema/bitWidth``), it bounds what the column takes.
+    static var columnBitWidth: Int? { get }
+    /// Whether this is a floating-point NaN: stored as NULL in a non-optional property (which
+    /// reads NULL back as NaN), refused in an optional one, where NULL means nil.
+    var _sharkIsNaN: Bool { get }
     /// Reads a value from the column at `index` of `row`.
     static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Self
     /// Writes this value into the column at `index` of `row`.
@@ -42,6 +54,8 @@ public protocol ColumnConvertible {
 
 extension ColumnConvertible {
     public static var isNullable: Bool { false }
+    public static var columnBitWidth: Int? { nil }
+    public var _sharkIsNaN: Bool { false }
 
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -59,6 +73,7 @@ extension ColumnConvertible {
 extension Int64: ColumnConvertible {
     public static var storageType: StorageType { .integer }
     public static var logicalType: LogicalType { .integer }
+    public static var columnBitWidth: Int? { 64 }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Int64 {
         row.int64(at: index)
@@ -79,29 +94,44 @@ public protocol _SharkNarrowInteger: FixedWidthInteger, ColumnConvertible {}
 extension _SharkNarrowInteger {
     public static var storageType: StorageType { .integer }
     public static var logicalType: LogicalType { isSigned ? .integer : .unsignedInteger }
+    public static var columnBitWidth: Int? { bitWidth }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Self {
         try narrowed(row.int64(at: index))
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
-        row.write(Self.widened(self), at: index)
+        row.write(try Self.stored(self), at: index)
     }
+    /// The value as a stored integer; one above `Int64.max` (a `UInt64` or `UInt`), which no
+    /// stored integer holds, as the nearest real, so that comparisons with it still hold
+    /// (every stored value is smaller).
     @inlinable
-    public var columnValue: Value { .integer(Self.widened(self)) }
+    public var columnValue: Value {
+        if let stored = Int64(exactly: self) { return .integer(stored) }
+        return .real(Double(self))
+    }
     @inlinable
     public init(columnValue: Value) throws(SharkError) {
         self = try Self.narrowed(columnValue.coercedToInt64())
     }
 
+    /// `value` as the 64-bit integer stored for it. A `UInt64` or `UInt` above `Int64.max`
+    /// is refused: stored by bit pattern it would compare, sort and add up as a negative
+    /// number (see docs/values.md).
     @inlinable
-    static func widened(_ value: Self) -> Int64 {
-        // UInt64 and UInt keep their bit pattern so that every value round-trips.
-        Self.bitWidth == 64 && !Self.isSigned ? Int64(truncatingIfNeeded: value) : Int64(value)
+    static func stored(_ value: Self) throws(SharkError) -> Int64 {
+        guard let stored = Int64(exactly: value) else {
+            throw SharkError.invalidValue(
+                "\(Self.self) \(value) is above Int64.max (9223372036854775807), the largest integer a store holds")
+        }
+        return stored
     }
 
     @inlinable
     static func narrowed(_ stored: Int64) throws(SharkError) -> Self {
+        // A UInt64 or UInt stored above Int64.max by an earlier version (by bit pattern)
+        // still reads back as it was.
         if Self.bitWidth == 64 && !Self.isSigned { return Self(truncatingIfNeeded: stored) }
         guard let value = Self(exactly: stored) else {
             throw SharkError.decoding(reason: "\(stored) does not fit in \(Self.self)")
@@ -123,6 +153,7 @@ extension UInt64: _SharkNarrowInteger {}
 extension Bool: ColumnConvertible {
     public static var storageType: StorageType { .integer }
     public static var logicalType: LogicalType { .bool }
+    public static var columnBitWidth: Int? { 1 }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Bool {
         row.int64(at: index) != 0
@@ -142,6 +173,7 @@ extension Bool: ColumnConvertible {
 extension Double: ColumnConvertible {
     public static var storageType: StorageType { .real }
     public static var logicalType: LogicalType { .real }
+    public static var columnBitWidth: Int? { 64 }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Double {
         // NULL reads as 0 (RowReader's contract, SQLite's rule): only a zero needs the
@@ -159,11 +191,13 @@ extension Double: ColumnConvertible {
     public init(columnValue: Value) throws(SharkError) {
         self = columnValue.isNull ? .nan : columnValue.coercedToDouble()
     }
+    public var _sharkIsNaN: Bool { isNaN }
 }
 
 extension Float: ColumnConvertible {
     public static var storageType: StorageType { .real }
     public static var logicalType: LogicalType { .real }
+    public static var columnBitWidth: Int? { 32 }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Float {
         let value = row.double(at: index)
@@ -179,6 +213,7 @@ extension Float: ColumnConvertible {
     public init(columnValue: Value) throws(SharkError) {
         self = columnValue.isNull ? .nan : Float(columnValue.coercedToDouble())
     }
+    public var _sharkIsNaN: Bool { isNaN }
 }
 
 // MARK: - Text and bytes
@@ -301,9 +336,9 @@ extension URL: ColumnConvertible {
 extension Decimal: ColumnConvertible {
     public static var storageType: StorageType { .text }
     public static var logicalType: LogicalType { .sortableDecimal }
-    /// The sortable text of ``DecimalText``; NaN, which has none, as its plain text (a commit
-    /// refuses it before).
-    public var columnValue: Value { .text(isNaN ? description : DecimalText.encode(self)) }
+    /// The sortable text of ``DecimalText``; NaN, which has none, as NULL (a commit refuses
+    /// it before; as a query argument it compares as SQL's unknown, matching nothing).
+    public var columnValue: Value { isNaN ? .null : .text(DecimalText.encode(self)) }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         // NaN has no decimal text that reads back: refuse it rather than store a row that
@@ -332,6 +367,7 @@ extension Decimal: ColumnConvertible {
 extension Optional: ColumnConvertible where Wrapped: ColumnConvertible {
     public static var storageType: StorageType { Wrapped.storageType }
     public static var logicalType: LogicalType { Wrapped.logicalType }
+    public static var columnBitWidth: Int? { Wrapped.columnBitWidth }
     public static var isNullable: Bool { true }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Wrapped? {
@@ -339,7 +375,14 @@ extension Optional: ColumnConvertible where Wrapped: ColumnConvertible {
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
-        if let self { try self.write(to: row, at: index) } else { row.writeNull(at: index) }
+        guard let self else { return row.writeNull(at: index) }
+        // NULL is nil here, so a NaN would read back as nil: refuse it, as Decimal.nan is.
+        if self._sharkIsNaN {
+            throw SharkError.invalidValue(
+                "an optional \(Wrapped.self) holding NaN cannot be stored: nil is its NULL (store nil, or use a "
+                    + "non-optional \(Wrapped.self), which keeps NaN)")
+        }
+        try self.write(to: row, at: index)
     }
     @inlinable
     public var columnValue: Value { self?.columnValue ?? .null }

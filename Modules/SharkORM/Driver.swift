@@ -78,9 +78,10 @@
         -> Int?
 
     /// Sets every assignment on each row whose key is in `keys`, its expression evaluated by
-    /// the engine over the row as it was before this change (`SET a = a + 1, b = a`), the
-    /// result stored as the column stores any value (SQLite's column affinity). Keys with no
-    /// row are skipped.
+    /// the engine over the row as it was before this change (`SET a = a + 1, b = a`), each
+    /// result checked against its column first (`ColumnSchema.storedValue(_:computed:)`):
+    /// one that does not fit fails the call with that error. Keys with no row are skipped.
+    /// (The store runs the call in a savepoint, so a failure changes nothing.)
     func updateAll(keys: [Value], setting assignments: [ColumnAssignment], schema: EntitySchema) throws
 
     /// Calls `body` once per row `request` reads, in order. The row reader is only valid
@@ -89,8 +90,9 @@
     /// Counts the rows that match `query` (limit and offset applied).
     func count(_ query: EntityQuery, schema: EntitySchema) throws -> Int
     /// Computes `function` of `expression` over the rows that match `query` (its window
-    /// taken in its order), with SQLite's rules (see ``AggregateFunction``): NULL when no
-    /// non-NULL value, ``SharkError/invalidValue(_:)`` when an integer sum overflows.
+    /// taken in its order), by the rules of ``AggregateFunction`` (sums and averages with the
+    /// core's `ExactSum`): NULL when no non-NULL value, ``SharkError/invalidValue(_:)`` when an
+    /// integer sum overflows.
     func aggregate(
         _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery,
         schema: EntitySchema

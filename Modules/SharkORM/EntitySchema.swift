@@ -67,6 +67,17 @@ public struct EntitySchema: Sendable, Hashable, Codable {
         }
     }
 
+    /// Whether `other` is this schema but for what its columns say of their values (their
+    /// ``ColumnSchema/bitWidth``): the same table, needing no migration.
+    package func differsOnlyInDescription(from other: EntitySchema) -> Bool {
+        func plain(_ schema: EntitySchema) -> EntitySchema {
+            var copy = schema
+            for index in copy.columns.indices { copy.columns[index].bitWidth = nil }
+            return copy
+        }
+        return plain(self) == plain(other)
+    }
+
     /// Whether any column is a to-one relationship.
     public var hasRelationships: Bool { columns.contains { $0.relationship != nil } }
 
@@ -99,6 +110,11 @@ public struct ColumnSchema: Sendable, Hashable, Codable {
     /// What the column holds beyond its storage class (a UUID, a date…); nil for columns of
     /// tables SharkORM adopted or recorded before it kept logical types.
     public var logicalType: LogicalType?
+    /// How many bits the property's type has, for integers (8, 16, 32 or 64, with
+    /// ``logicalType`` telling signed from unsigned), `Bool` (1) and floating point (32 for
+    /// `Float`, 64 for `Double`); nil for other types, and for columns recorded before widths
+    /// were. It bounds what the column accepts: see ``integerRange``.
+    public var bitWidth: Int?
     /// For a to-one relationship: the related entity, whose keys the column holds, and the
     /// delete rule.
     public var relationship: RelationshipSchema?
@@ -108,13 +124,14 @@ public struct ColumnSchema: Sendable, Hashable, Codable {
 
     public init(
         name: String, type: StorageType, isNullable: Bool, defaultValue: Value? = nil, logicalType: LogicalType? = nil,
-        relationship: RelationshipSchema? = nil, previousNames: [String]? = nil
+        bitWidth: Int? = nil, relationship: RelationshipSchema? = nil, previousNames: [String]? = nil
     ) {
         self.name = name
         self.type = type
         self.isNullable = isNullable
         self.defaultValue = defaultValue
         self.logicalType = logicalType
+        self.bitWidth = bitWidth
         self.relationship = relationship
         self.previousNames = previousNames
     }
@@ -159,24 +176,6 @@ public struct IndexSchema: Sendable, Hashable, Codable {
             return "shark_" + kind + "_" + parts.joined(separator: "_")
         }
         return "shark_" + kind + parts.map { ":\($0.utf8.count):\($0)" }.joined()
-    }
-}
-
-extension ColumnSchema {
-    /// `value` as this column holds it on every driver alike, or nil when it does not fit:
-    /// a NaN is NULL (SQLite binds it so), an integer in a real column is that real, NULL
-    /// needs an optional column, anything else must have the column's storage class. The row
-    /// calls refuse what does not fit; a sync import keeps it for later.
-    package func fitting(_ value: Value) -> Value? {
-        // Spelled out: `Value` is `ExpressibleByNilLiteral`, so a `nil` in a conditional
-        // expression here would be `Value.null`, not "does not fit".
-        let none: Value? = .none
-        switch (value, type) {
-        case (.real(let number), _) where number.isNaN: return isNullable ? .null : none
-        case (.null, _): return isNullable ? .null : none
-        case (.integer(let number), .real): return .real(Double(number))
-        default: return value.storageType == type ? value : none
-        }
     }
 }
 

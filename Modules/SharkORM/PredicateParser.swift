@@ -123,11 +123,50 @@ private struct Parse {
         /// The text of an argument given as text, still to be read as the type of the
         /// property it is compared with.
         var argumentText: String? = nil
+        /// What the node computes, so that a decimal meets decimals (see `Kind`).
+        var kind: Kind = .number
+        /// A number literal's own text (sign included), read exactly when it meets a decimal.
+        var numberText: String? = nil
+    }
+
+    /// What an expression computes, as far as the parser can tell: enough to read a literal
+    /// that meets a `Decimal` as a decimal (never through a `Double`), and to refuse
+    /// arithmetic on text and text functions on decimals where they are written.
+    enum Kind {
+        case number, decimal, text, blob
+        /// NULL, or a column whose type is not recorded.
+        case unknown
+
+        init(of value: Value) {
+            switch value {
+            case .integer, .real: self = .number
+            case .text: self = .text
+            case .blob: self = .blob
+            case .null: self = .unknown
+            }
+        }
+
+        init(of column: ColumnSchema) {
+            switch column.logicalType {
+            case .sortableDecimal?, .decimal?: self = .decimal
+            case .string?, .url?, .json?: self = .text
+            case .data?, .uuid?: self = .blob
+            case .bool?, .integer?, .unsignedInteger?, .real?, .date?: self = .number
+            case nil:
+                switch column.type {
+                case .integer, .real: self = .number
+                case .text: self = .text
+                case .blob: self = .blob
+                }
+            }
+        }
     }
 
     /// An argument, converted to a stored value when its placeholder is reached.
     enum Argument {
         case value(Value)
+        /// A `Decimal`, in its stored text.
+        case decimal(Value)
         case list([Value])
         /// Given as text, typed by what it is compared with (see `TextArgument`).
         case text(String)
@@ -295,18 +334,24 @@ private struct Parse {
         let result: Node
         if acceptKeyword("LIKE") {
             let pattern = try additive()
+            try refuseDecimal(lhs, for: "LIKE")
+            try refuseDecimal(pattern, for: "LIKE")
             result = try node(.like(lhs.expression, pattern.expression), over: [lhs, pattern], offset: lhs.offset)
         } else if acceptKeyword("BETWEEN") {
-            let lower = decimal(try typed(try additive(), comparedWith: lhs), comparedWith: lhs)
+            var subject = lhs
+            var lower = try typed(try additive(), comparedWith: lhs)
             try expectKeyword("AND", "AND and the upper bound of BETWEEN")
-            let upper = decimal(try typed(try additive(), comparedWith: lhs), comparedWith: lhs)
+            var upper = try typed(try additive(), comparedWith: lhs)
+            if [lower, upper].contains(where: { $0.kind == .decimal }) { subject = try decimal(subject) }
+            lower = try comparable(lower, with: subject)
+            upper = try comparable(upper, with: subject)
             result = try node(
-                .between(lhs.expression, lower.expression, upper.expression), over: [lhs, lower, upper],
+                .between(subject.expression, lower.expression, upper.expression), over: [subject, lower, upper],
                 offset: lhs.offset)
         } else if acceptKeyword("IN") {
             var values: [Node] = []
             for item in try valueList() {
-                values.append(decimal(try typed(item, comparedWith: lhs), comparedWith: lhs))
+                values.append(try comparable(try typed(item, comparedWith: lhs), with: lhs))
             }
             let list = values.compactMap { node -> Value? in
                 if case .value(let value) = node.expression { return value }
@@ -321,23 +366,77 @@ private struct Parse {
         return negated ? try node(.not(result.expression), over: [result], offset: lhs.offset) : result
     }
 
-    /// A number compared with a decimal column, in the column's sortable text (see
-    /// ``DecimalText``), so that `price > 9` compares numbers as it does with typed predicates.
-    private func decimal(_ node: Node, comparedWith other: Node) -> Node {
-        guard case .column(let name) = other.expression, let index = schema.columnIndex(named: name),
-            schema.columns[index].logicalType == .sortableDecimal, case .value(let value) = node.expression
-        else { return node }
-        let decimal: Decimal?
-        switch value {
-        case .integer(let integer): decimal = Decimal(integer)
-        case .real(let real): decimal = Decimal(string: "\(real)", locale: Locale(identifier: "en_US_POSIX"))
-        case .text(let text): decimal = DecimalText.decode(text)
-        default: decimal = nil
+    /// `lhs op rhs`: numbers only. With a decimal operand it is decimal arithmetic, and a
+    /// number literal on the other side is read as the decimal it spells.
+    private func arithmetic(_ op: ArithmeticOperator, _ lhs: Node, _ rhs: Node, at offset: Int)
+        throws(SharkError) -> Node
+    {
+        for operand in [lhs, rhs] where operand.kind == .text || operand.kind == .blob {
+            throw failure(
+                "a number for \(op.rawValue)", found: operand.kind == .text ? "text" : "bytes", offset: operand.offset)
         }
-        guard let decimal, !decimal.isNaN else { return node }
+        let isDecimal = lhs.kind == .decimal || rhs.kind == .decimal
+        if isDecimal && op == .remainder {
+            throw failure("integers or reals for %", found: "a decimal", offset: offset)
+        }
+        let left = isDecimal ? try decimal(lhs) : lhs
+        let right = isDecimal ? try decimal(rhs) : rhs
+        var result = try node(.arithmetic(op, left.expression, right.expression), over: [left, right], offset: offset)
+        result.kind = isDecimal ? .decimal : (lhs.kind == .unknown || rhs.kind == .unknown ? .unknown : .number)
+        return result
+    }
+
+    /// `node` as a decimal: a number literal (or argument) read exactly as the decimal it
+    /// spells, in the sortable text decimals are stored in; a computed number made a decimal
+    /// by adding decimal zero (ValueArithmetic turns an integer or a real into a decimal when
+    /// it meets one). Anything else is left as it is.
+    private func decimal(_ node: Node) throws(SharkError) -> Node {
+        guard node.kind == .number else { return node }
         var converted = node
-        converted.expression = .value(.text(DecimalText.encode(decimal)))
+        converted.kind = .decimal
+        if case .value(let value) = node.expression {
+            let decimal: Decimal?
+            switch value {
+            case .integer(let integer): decimal = Decimal(integer)
+            case .real(let real):
+                let text = node.numberText ?? "\(real)"
+                let exact = ExactDecimal(plainText: text)
+                decimal = exact.flatMap { try? $0.rounded() }
+                guard let decimal, exact?.normalized == ExactDecimal(decimal).normalized else {
+                    throw failure(
+                        "a decimal number a Decimal holds exactly (38 digits)", found: text, offset: node.offset)
+                }
+            default: decimal = nil
+            }
+            guard let decimal else { return node }
+            converted.expression = .value(.text(DecimalText.encode(decimal)))
+            return converted
+        }
+        converted.expression = .arithmetic(.add, node.expression, .value(.text(DecimalText.encode(0))))
         return converted
+    }
+
+    /// Two sides of a comparison made comparable: a decimal against a number compares as
+    /// decimals; a literal against a `Float` property is that `Float`, as a typed predicate
+    /// compares it.
+    private func comparable(_ node: Node, with other: Node) throws(SharkError) -> Node {
+        if other.kind == .decimal && node.kind == .number { return try decimal(node) }
+        // Text that spells a number, against a decimal: that number (`amount = '0.001'`).
+        if other.kind == .decimal, node.kind == .text, case .value(.text(let text)) = node.expression,
+            let exact = ExactDecimal(plainText: text.trimmingCharacters(in: .whitespaces)),
+            let decimal = try? exact.rounded(), exact.normalized == ExactDecimal(decimal).normalized
+        {
+            var converted = node
+            converted.expression = .value(.text(DecimalText.encode(decimal)))
+            converted.kind = .decimal
+            return converted
+        }
+        if other.column?.bitWidth == 32, other.column?.type == .real, case .value(.real(let real)) = node.expression {
+            var converted = node
+            converted.expression = .value(.real(Double(Float(real))))
+            return converted
+        }
+        return node
     }
 
     private static let comparisonOperators: [String: ComparisonOperator] = [
@@ -347,8 +446,8 @@ private struct Parse {
 
     /// `lhs op rhs`, with `= NULL` read as `IS NULL` and `!= NULL` as `IS NOT NULL`.
     private func compare(_ lhs: Node, _ op: ComparisonOperator, _ rhs: Node) throws(SharkError) -> Node {
-        let lhs = decimal(try typed(lhs, comparedWith: rhs), comparedWith: rhs)
-        let rhs = decimal(try typed(rhs, comparedWith: lhs), comparedWith: lhs)
+        let lhs = try comparable(try typed(lhs, comparedWith: rhs), with: rhs)
+        let rhs = try comparable(try typed(rhs, comparedWith: lhs), with: lhs)
         func isNull(_ node: Node) -> Bool { node.expression == .value(.null) }
         if op == .equal || op == .notEqual, isNull(lhs) || isNull(rhs) {
             let subject = isNull(rhs) ? lhs : rhs
@@ -385,7 +484,9 @@ private struct Parse {
     private mutating func placeholderValues() throws(SharkError) -> [Node] {
         let offset = current.offset
         switch try argument() {
-        case .value(let value): return [Node(expression: .value(value), depth: 1, offset: offset)]
+        case .value(let value):
+            return [Node(expression: .value(value), depth: 1, offset: offset, kind: Kind(of: value))]
+        case .decimal(let value): return [Node(expression: .value(value), depth: 1, offset: offset, kind: .decimal)]
         case .list(let values): return values.map { Node(expression: .value($0), depth: 1, offset: offset) }
         case .text(let text): return [Self.textArgumentNode(text, offset: offset)]
         }
@@ -393,8 +494,9 @@ private struct Parse {
 
     /// An argument given as text, as a value of its own until it meets a property.
     private static func textArgumentNode(_ text: String, offset: Int) -> Node {
-        Node(
-            expression: .value(TextArgument.inferredValue(of: text)), depth: 1, offset: offset, argumentText: text)
+        let value = TextArgument.inferredValue(of: text)
+        return Node(
+            expression: .value(value), depth: 1, offset: offset, argumentText: text, kind: Kind(of: value))
     }
 
     /// `node`, when it is an argument given as text, read as the type of the property
@@ -409,6 +511,7 @@ private struct Parse {
         var typed = node
         typed.expression = .value(value)
         typed.argumentText = nil
+        typed.kind = Kind(of: column)
         return typed
     }
 
@@ -418,9 +521,7 @@ private struct Parse {
         while case .symbol(let symbol) = current.kind, symbol == "+" || symbol == "-" {
             advance()
             let rhs = try multiplicative()
-            lhs = try node(
-                .arithmetic(symbol == "+" ? .add : .subtract, lhs.expression, rhs.expression), over: [lhs, rhs],
-                offset: lhs.offset)
+            lhs = try arithmetic(symbol == "+" ? .add : .subtract, lhs, rhs, at: lhs.offset)
         }
         return lhs
     }
@@ -431,7 +532,7 @@ private struct Parse {
         while case .symbol(let symbol) = current.kind, let op = Self.multiplicativeOperators[symbol] {
             advance()
             let rhs = try unary()
-            lhs = try node(.arithmetic(op, lhs.expression, rhs.expression), over: [lhs, rhs], offset: lhs.offset)
+            lhs = try arithmetic(op, lhs, rhs, at: lhs.offset)
         }
         return lhs
     }
@@ -448,31 +549,37 @@ private struct Parse {
         if case .number(let digits) = current.kind {
             let literal = try number(digits, negated: true, at: start)
             advance()
-            return Node(expression: .value(literal), depth: 1, offset: start.offset)
+            return Node(expression: .value(literal), depth: 1, offset: start.offset, numberText: "-" + digits)
         }
         let operand = try nested(at: start) { parse throws(SharkError) in try parse.unary() }
         // `-x` is `-1 * x`: SQLite's negation for every storage class, -0.0 included.
-        let minusOne = Node(expression: .value(.integer(-1)), depth: 1, offset: start.offset)
-        return try node(
-            .arithmetic(.multiply, .value(.integer(-1)), operand.expression), over: [minusOne, operand],
-            offset: start.offset)
+        let minusOne = Node(expression: .value(.integer(-1)), depth: 1, offset: start.offset, numberText: "-1")
+        return try arithmetic(.multiply, minusOne, operand, at: start.offset)
     }
 
     /// A literal, an argument, a property, a function call or a parenthesized predicate.
     private mutating func primary() throws(SharkError) -> Node {
         let token = current
-        func leaf(_ value: Value) -> Node { Node(expression: .value(value), depth: 1, offset: token.offset) }
+        func leaf(_ value: Value) -> Node {
+            Node(expression: .value(value), depth: 1, offset: token.offset, kind: Kind(of: value))
+        }
         switch token.kind {
         case .number(let digits):
             let value = try number(digits, negated: false, at: token)
             advance()
-            return leaf(value)
+            var literal = leaf(value)
+            literal.numberText = digits
+            return literal
         case .string(let string):
             advance()
             return leaf(.text(string))
         case .placeholder:
             switch try argument() {
             case .value(let value): return leaf(value)
+            case .decimal(let value):
+                var argument = leaf(value)
+                argument.kind = .decimal
+                return argument
             case .text(let text): return Self.textArgumentNode(text, offset: token.offset)
             case .list:
                 throw failure("a single value (an array argument is only a list after IN)", at: token)
@@ -526,7 +633,34 @@ private struct Parse {
                 "\(function.rawValue) with \(function.arityDescription)", found: "\(operands.count) argument(s)",
                 offset: token.offset)
         }
-        return try node(.function(function, operands.map(\.expression)), over: operands, offset: token.offset)
+        let kind: Kind
+        switch function {
+        case .lower, .upper, .length:
+            try refuseDecimal(operands[0], for: function.rawValue)
+            kind = function == .length ? .number : .text
+        case .abs:
+            if operands[0].kind == .text || operands[0].kind == .blob {
+                throw failure("a number for abs", found: "text", offset: operands[0].offset)
+            }
+            kind = operands[0].kind
+        case .coalesce:
+            // One kind for all: a decimal among numbers makes them decimals.
+            if operands.contains(where: { $0.kind == .decimal }) {
+                for index in operands.indices { operands[index] = try decimal(operands[index]) }
+                kind = .decimal
+            } else {
+                kind = operands.first { $0.kind != .unknown }?.kind ?? .unknown
+            }
+        }
+        var result = try node(.function(function, operands.map(\.expression)), over: operands, offset: token.offset)
+        result.kind = kind
+        return result
+    }
+
+    /// Text functions and LIKE read text; a decimal's stored text is not what it means.
+    private func refuseDecimal(_ node: Node, for what: String) throws(SharkError) {
+        guard node.kind == .decimal else { return }
+        throw failure("text for \(what)", found: "a decimal number", offset: node.offset)
     }
 
     /// A property: a name, or dotted names through relationships (`department.location.name`),
@@ -564,9 +698,10 @@ private struct Parse {
         guard depth <= QueryExpression.maximumNestingDepth else {
             throw failure("a shorter path", found: "\(steps.count) relationships", offset: token.offset)
         }
+        let schema = entity.columnIndex(named: column).map { entity.columns[$0] }
         return Node(
-            expression: expression, depth: depth, offset: token.offset,
-            column: entity.columnIndex(named: column).map { entity.columns[$0] })
+            expression: expression, depth: depth, offset: token.offset, column: schema,
+            kind: schema.map(Kind.init(of:)) ?? .unknown)
     }
 
     /// The column of `entity` named `name`: exactly, or else regardless of case when only one
@@ -610,6 +745,7 @@ private struct Parse {
                 for element in collection { values.append(try storedValue(element)) }
                 return .list(values)
             }
+            if argument is Decimal { return .decimal(try storedValue(argument)) }
             return .value(try storedValue(argument))
         } catch {
             throw failure(

@@ -18,6 +18,18 @@ import Foundation
 public enum _SharkCoding {
     // MARK: Built-in types
 
+    /// The bit width of an integer, Bool or floating-point property (see
+    /// ``ColumnSchema/bitWidth``); nil for every other type.
+    public static func bitWidth<T>(_: T.Type) -> Int? { nil }
+    public static func bitWidth<T: ColumnConvertible>(_: T.Type) -> Int? { T.columnBitWidth }
+    public static func bitWidth<T: ColumnConvertible>(_: T?.Type) -> Int? { T.columnBitWidth }
+    public static func bitWidth<T: RawRepresentable>(_: T.Type) -> Int? where T.RawValue: ColumnConvertible {
+        T.RawValue.columnBitWidth
+    }
+    public static func bitWidth<T: RawRepresentable>(_: T?.Type) -> Int? where T.RawValue: ColumnConvertible {
+        T.RawValue.columnBitWidth
+    }
+
     public static func storageType<T: ColumnConvertible>(_: T.Type) -> StorageType { T.storageType }
     public static func logicalType<T: ColumnConvertible>(_: T.Type) -> LogicalType { T.logicalType }
     public static func isNullable<T: ColumnConvertible>(_: T.Type) -> Bool { T.isNullable }

@@ -10,12 +10,12 @@ extension Query {
     /// let payroll = try Employee.query(in: store).where(\.active == true).sum(\.salary)
     /// ```
     public func sum<V: ColumnConvertible & AdditiveArithmetic>(_ keyPath: KeyPath<Root, V>) throws -> V? {
-        try typed(.sum, keyPath, as: V.self, exact: V.logicalType == .sortableDecimal)
+        try typed(.sum, keyPath, as: V.self)
     }
 
     /// The sum of an optional property, its nils skipped.
     public func sum<V: ColumnConvertible & AdditiveArithmetic>(_ keyPath: KeyPath<Root, V?>) throws -> V? {
-        try typed(.sum, keyPath, as: V.self, exact: V.logicalType == .sortableDecimal)
+        try typed(.sum, keyPath, as: V.self)
     }
 
     /// The average of a property over the matches, as a `Double`; nil when nothing matches.
@@ -24,12 +24,32 @@ extension Query {
     /// let meanAge = try Person.query(in: store).average(\.age)
     /// ```
     public func average<V: ColumnConvertible & AdditiveArithmetic>(_ keyPath: KeyPath<Root, V>) throws -> Double? {
-        try typed(.average, keyPath, as: Double.self, exact: V.logicalType == .sortableDecimal)
+        try typed(.average, keyPath, as: Double.self)
     }
 
     /// The average of an optional property, its nils skipped.
     public func average<V: ColumnConvertible & AdditiveArithmetic>(_ keyPath: KeyPath<Root, V?>) throws -> Double? {
-        try typed(.average, keyPath, as: Double.self, exact: V.logicalType == .sortableDecimal)
+        try typed(.average, keyPath, as: Double.self)
+    }
+
+    /// The average of a `Decimal` property, exact and rounded once to a `Decimal` (ties to
+    /// even), whatever the rows' order; nil when nothing matches.
+    ///
+    /// ```swift
+    /// let meanPrice: Decimal? = try Product.query(in: store).average(\.price)
+    /// ```
+    public func average(_ keyPath: KeyPath<Root, Decimal>) throws -> Decimal? {
+        try typed(.average, keyPath, as: Decimal.self)
+    }
+
+    /// The average of an optional `Decimal` property, its nils skipped.
+    public func average(_ keyPath: KeyPath<Root, Decimal?>) throws -> Decimal? {
+        try typed(.average, keyPath, as: Decimal.self)
+    }
+
+    /// The average of a computed `Decimal` value, exact and rounded once to a `Decimal`.
+    public func average(_ operand: QueryOperand<Root, Decimal>) throws -> Decimal? {
+        try typed(.average, operand, as: Decimal.self)
     }
 
     /// The smallest value of a property among the matches; nil when nothing matches.
@@ -63,14 +83,14 @@ extension Query {
     /// let revenue = try Line.query(in: store).sum(\.price * \.quantity)
     /// ```
     public func sum<V: ColumnConvertible & AdditiveArithmetic>(_ operand: QueryOperand<Root, V>) throws -> V? {
-        try typed(.sum, operand, as: V.self, exact: V.logicalType == .sortableDecimal)
+        try typed(.sum, operand, as: V.self)
     }
 
     /// The average of a computed value over the matches, as a `Double`.
     public func average<V: ColumnConvertible & AdditiveArithmetic>(_ operand: QueryOperand<Root, V>) throws
         -> Double?
     {
-        try typed(.average, operand, as: Double.self, exact: V.logicalType == .sortableDecimal)
+        try typed(.average, operand, as: Double.self)
     }
 
     /// The smallest computed value among the matches.
@@ -96,47 +116,52 @@ extension Query {
         return try store.withReader { try $0.aggregate(function, of: expression, description, schema: schema) }
     }
 
-    private func typed<V: ColumnConvertible>(
-        _ function: AggregateFunction, _ keyPath: AnyKeyPath, as: V.Type, exact: Bool = false
-    ) throws -> V? {
-        try typed(function, of: try QueryPredicate<Root>.column(keyPath), as: V.self, exact: exact)
+    private func typed<V: ColumnConvertible>(_ function: AggregateFunction, _ keyPath: AnyKeyPath, as: V.Type)
+        throws -> V?
+    {
+        try typed(function, of: try QueryPredicate<Root>.column(keyPath), as: V.self)
     }
 
     private func typed<T, V: ColumnConvertible>(
-        _ function: AggregateFunction, _ operand: QueryOperand<Root, T>, as: V.Type, exact: Bool = false
+        _ function: AggregateFunction, _ operand: QueryOperand<Root, T>, as: V.Type
     ) throws -> V? {
         if let problem = operand.problem { throw problem }
-        return try typed(function, of: operand.expression, as: V.self, exact: exact)
+        return try typed(function, of: operand.expression, as: V.self)
     }
 
-    /// The aggregate as `V`. `exact`: the values are decimals, added as `Decimal`s here rather
-    /// than by the engine (whose sums go through 64-bit integers or doubles).
-    private func typed<V: ColumnConvertible>(
-        _ function: AggregateFunction, of expression: QueryExpression, as: V.Type, exact: Bool
-    ) throws -> V? {
-        if exact, function == .sum || function == .average {
-            guard let (total, count) = try decimalSum(of: expression) else { return nil }
-            if function == .sum { return try V(columnValue: total.columnValue) }
-            let mean = total / Decimal(count)
-            return try V(columnValue: .real(NSDecimalNumber(decimal: mean).doubleValue))
-        }
+    /// The aggregate as `V`: the engine's exact result, refused with
+    /// ``SharkError/invalidValue(_:)`` when `V` cannot hold it (the sum of `UInt8`s above
+    /// 255) rather than changed.
+    private func typed<V: ColumnConvertible>(_ function: AggregateFunction, of expression: QueryExpression, as: V.Type)
+        throws -> V?
+    {
         let value = try aggregate(function, of: expression)
-        return value.isNull ? nil : try V(columnValue: value)
+        if value.isNull { return nil }
+        let misfit = SharkError.invalidValue(
+            "the \(function == .average ? "average" : function.rawValue) of \(expression), \(value), does not fit in \(V.self)"
+        )
+        switch (value, V.storageType) {
+        case (.real(let real), .integer):
+            // Only a whole number in range is the integer (never the nearest one).
+            guard let integer = Int64(exactly: real) else { throw misfit }
+            return try converted(.integer(integer), as: V.self, misfit)
+        case (.text(let text), .real):
+            // A decimal's average or sum, asked for as a Double.
+            guard let decimal = DecimalText.decode(text) else { throw misfit }
+            return try converted(.real(NSDecimalNumber(decimal: decimal).doubleValue), as: V.self, misfit)
+        case (.text, .integer):
+            throw misfit
+        default:
+            return try converted(value, as: V.self, misfit)
+        }
     }
 
-    /// The exact sum of the decimal values of `expression` over the matches, and how many
-    /// there were (nils skipped); nil when there were none.
-    private func decimalSum(of expression: QueryExpression) throws -> (Decimal, Int)? {
-        if let problem { throw problem }
-        let schema = try store.preparedSchema(for: Root.self)
-        let values = try store.withReader { try $0.values(of: expression, description, schema: schema) }
-        var total = Decimal(0)
-        var count = 0
-        for value in values where !value.isNull {
-            total += try Decimal(columnValue: value)
-            count += 1
+    private func converted<V: ColumnConvertible>(_ value: Value, as: V.Type, _ misfit: SharkError) throws -> V {
+        do {
+            return try V(columnValue: value)
+        } catch SharkError.decoding {
+            throw misfit
         }
-        return count == 0 ? nil : (total, count)
     }
 }
 

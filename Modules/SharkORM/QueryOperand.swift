@@ -14,10 +14,11 @@ import Foundation
 /// let revenue = try Line.query(in: store).sum(\.price * \.quantity)
 /// ```
 ///
-/// Arithmetic follows SQLite on every driver: integers stay integers (division truncates)
-/// until a result leaves the 64-bit range and becomes a real, and division by zero is nil
-/// (a comparison with it is false). Arithmetic takes non-optional properties; wrap an
-/// optional one in ``coalesce(_:_:)`` first.
+/// Arithmetic is exact and the same on every driver: integers stay integers (division
+/// truncates), and a result that leaves the 64-bit range is an error
+/// (``SharkError/invalidValue(_:)``), never an approximate real; `Decimal`s compute as
+/// Foundation's `Decimal` does; division by zero is an error. Arithmetic takes non-optional
+/// properties; wrap an optional one in ``coalesce(_:_:)`` first. See docs/values.md.
 public struct QueryOperand<Root: Model, T>: Sendable {
     /// The AST the operand compiles to.
     public let expression: QueryExpression

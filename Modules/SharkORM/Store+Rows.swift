@@ -137,22 +137,18 @@ extension WriteTransaction {
         return try deleteRow(withKey: key, schema: try store.recordedSchemaForWriting(entity))
     }
 
-    /// Puts `values` at their columns' positions, refusing unknown columns and values whose
-    /// storage class the column does not hold (a NULL only where the column allows it).
+    /// Puts `values` at their columns' positions, refusing unknown columns and values the
+    /// column does not take (see ``ColumnSchema/storedValue(_:computed:)``).
     private static func place(_ values: [String: Value], into row: inout [Value], schema: EntitySchema) throws {
         for (name, value) in values {
             guard let index = schema.columnIndex(named: name) else {
                 throw SharkError.invalidQuery("\(schema.name) has no column \(name)")
             }
-            let column = schema.columns[index]
-            guard let fitted = column.fitting(value) else {
-                if let type = value.storageType, type != column.type, !(value.isNaN) {
-                    throw SharkError.invalidValue(
-                        "\(schema.name).\(name) holds \(column.type.rawValue) values, not \(type.rawValue)")
-                }
-                throw SharkError.invalidValue("\(schema.name).\(name) cannot be NULL")
+            do {
+                row[index] = try schema.columns[index].storedValue(value)
+            } catch SharkError.invalidValue(let reason) {
+                throw SharkError.invalidValue("\(schema.name).\(reason)")
             }
-            row[index] = fitted
         }
     }
 }

@@ -28,16 +28,21 @@ struct TextArgument {
             }
         case .integer: return Int64(trimmed).map(Value.integer)
         case .unsignedInteger:
-            // Stored by bit pattern, as the model stores it.
-            return UInt64(trimmed).map { .integer(Int64(bitPattern: $0)) }
-        case .real: return finiteReal(trimmed)
+            // Above Int64.max, as the model compares it: a real beyond every stored value.
+            return UInt64(trimmed).map(\.columnValue)
+        case .real:
+            // A Float property's literal is that Float, as the model compares it.
+            guard column.bitWidth == 32 else { return finiteReal(trimmed) }
+            return finiteReal(trimmed).map { .real(Double(Float($0.coercedToDouble()))) }
         case .date: return date(trimmed).map { .real($0.timeIntervalSinceReferenceDate) } ?? finiteReal(trimmed)
         case .uuid: return UUID(uuidString: trimmed).map { .blob($0.bytes) }
         case .data: return blob(trimmed)
         case .decimal, .sortableDecimal:
             // A number and nothing else; the comparison then uses the column's own form.
+            // …held exactly: more digits than a Decimal keeps is refused, not rounded.
             guard let first = trimmed.first, first.isNumber || first == "-" || first == "+" || first == ".",
-                let decimal = DecimalText.decode(trimmed), !decimal.isNaN
+                let decimal = DecimalText.decode(trimmed), !decimal.isNaN,
+                ExactDecimal(storedText: trimmed)?.normalized == ExactDecimal(decimal).normalized
             else { return nil }
             return column.logicalType == .sortableDecimal ? .text(DecimalText.encode(decimal)) : .text("\(decimal)")
         case .string, .url, .json: return .text(text)

@@ -75,6 +75,8 @@ extension Value {
     static func sqliteText(of value: Double) -> String {
         if value.isNaN { return "" }
         if value.isInfinite { return value < 0 ? "-Inf" : "Inf" }
+        // SQLite writes −0.0 as 0.0.
+        if value == 0 { return "0.0" }
         var text = String(format: "%.15g", value)
         if !text.contains(".") && !text.contains("e") && !text.contains("n") { text += ".0" }
         return text

@@ -69,16 +69,28 @@ struct QueryCompiler {
         return sql
     }
 
-    /// `UPDATE t SET c = expression, … WHERE key = ?`: the assignments' values bound first,
-    /// the key last.
+    /// `UPDATE t SET c = shark_fit(expression, column…), … WHERE key = ?`: the assignments'
+    /// values bound first, the key last. `shark_fit` checks each computed value against its
+    /// column (an `Int8` stays within -128...127) and fails the statement, which then changes
+    /// nothing, when one does not fit.
     mutating func update(_ assignments: [ColumnAssignment], statements: EntityStatements) -> String {
         table = statements.table
         var sql = "UPDATE " + statements.table + " SET "
         for (position, assignment) in assignments.enumerated() {
             if position > 0 { sql += ", " }
-            sql += SQLText.identifier(statements.schema.columns[assignment.column].name)
-            sql += " = "
+            let column = statements.schema.columns[assignment.column]
+            sql += SQLText.identifier(column.name)
+            sql += " = shark_fit("
             append(assignment.value, to: &sql)
+            for rule: Value in [
+                .text(column.name), .text(column.type.rawValue), .integer(column.isNullable ? 1 : 0),
+                column.logicalType.map { .text($0.rawValue) } ?? .null,
+                column.bitWidth.map { .integer(Int64($0)) } ?? .null,
+            ] {
+                sql += ", "
+                bind(rule, to: &sql)
+            }
+            sql += ")"
         }
         sql += " WHERE " + statements.key + " = ?"
         return sql
@@ -97,13 +109,35 @@ struct QueryCompiler {
         return "SELECT count(*) FROM (SELECT 1 " + inner + ")"
     }
 
-    /// `SELECT sum(v) FROM (…)` over the values of `expression` for the matching rows.
+    /// `SELECT shark_sum(v) FROM (…)` over the values of `expression` for the matching rows:
+    /// sums and averages are SharkORM's exact ones, `min` and `max` SQLite's.
     mutating func aggregate(
         _ function: AggregateFunction, of expression: QueryExpression, _ query: EntityQuery,
         statements: EntityStatements
     ) -> String {
-        "SELECT \(function.rawValue)(shark_value) FROM (" + values(of: expression, query, statements: statements) + ")"
+        let name: String
+        switch function {
+        case .sum where Self.isIntegerColumn(expression, in: statements.schema):
+            // SQLite's own sum is exact for integers and fails on overflow, as shark_sum does,
+            // and it is several times faster.
+            name = "sum"
+        case .sum: name = "shark_sum"
+        case .average: name = "shark_avg"
+        case .minimum, .maximum: name = function.rawValue
+        }
+        return "SELECT \(name)(shark_value) FROM (" + values(of: expression, query, statements: statements) + ")"
     }
+
+    /// Whether `expression` is a column the schema says holds integers.
+    private static func isIntegerColumn(_ expression: QueryExpression, in schema: EntitySchema) -> Bool {
+        guard case .column(let name) = expression, let index = schema.columnIndex(named: name) else { return false }
+        return schema.columns[index].type == .integer
+    }
+
+    private static let arithmeticFunctions: [ArithmeticOperator: String] = [
+        .add: "shark_add", .subtract: "shark_subtract", .multiply: "shark_multiply", .divide: "shark_divide",
+        .remainder: "shark_remainder",
+    ]
 
     /// `SELECT DISTINCT v FROM (…) ORDER BY v` over the values of `expression` for the
     /// matching rows.
@@ -155,7 +189,14 @@ struct QueryCompiler {
         case .comparison(let op, let lhs, let rhs):
             binary(op.rawValue, lhs, rhs, &text)
         case .arithmetic(let op, let lhs, let rhs):
-            binary(op.rawValue, lhs, rhs, &text)
+            // SharkORM's own functions, not SQLite's operators: exact integers (or an error),
+            // decimals, division by zero refused (see SQLFunctions).
+            text += Self.arithmeticFunctions[op]!
+            text += "("
+            append(lhs, to: &text)
+            text += ", "
+            append(rhs, to: &text)
+            text += ")"
         case .and(let operands):
             list(operands[...], " AND ", empty: "1", &text)
         case .or(let operands):
@@ -210,8 +251,9 @@ struct QueryCompiler {
         case .path(let step, let expression):
             path(step, expression, &text)
         case .function(let function, let arguments):
-            // The names are SQLite's own built-ins; the core checked the argument count.
-            text += function.rawValue
+            // SQLite's own built-ins, but for `abs`, which follows the arithmetic's rules; the
+            // core checked the argument count.
+            text += function == .abs ? "shark_abs" : function.rawValue
             text += "("
             for (position, argument) in arguments.enumerated() {
                 if position > 0 { text += ", " }

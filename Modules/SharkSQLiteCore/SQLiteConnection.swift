@@ -19,6 +19,8 @@ package final class SQLiteConnection {
     private var statements: [String: SQLStatement] = [:]
     /// How many `?` parameters one statement may have (`SQLITE_LIMIT_VARIABLE_NUMBER`).
     package private(set) var parameterLimit = 999
+    /// SharkORM's own SQL functions on this connection, and the typed error one raised.
+    let functions: SQLFunctions
 
     /// Opens the database at `path`, as `access` says (by default for reading and writing,
     /// created if missing).
@@ -34,6 +36,7 @@ package final class SQLiteConnection {
         self.api = library.api
         self.tracer = tracer
         self.isTracing = tracer.isEnabled
+        self.functions = SQLFunctions(api: library.api)
         var db: OpaquePointer?
         let code: Int32
         switch access {
@@ -54,6 +57,8 @@ package final class SQLiteConnection {
         parameterLimit = Int(api.pointee.limit(db, SHARK_SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         // Queries with more values than parameters bind the rest through shark_arg(i).
         _ = shark_register_overflow_function(api, db)
+        // Arithmetic, LIKE, sums and checks computed by the core's rules (SQLFunctions).
+        functions.register(on: db!)
         if library.features.canRefuseDoubleQuotedStrings {
             // A double-quoted name that matches no column would otherwise silently become a
             // string literal: make it the error it is.
@@ -229,6 +234,8 @@ package final class SQLiteConnection {
     }
 
     func error(code: Int32, message: String? = nil, sql: String?, entity: String? = nil) -> SharkError {
+        // A function of SharkORM's failed the statement: its own typed error says why.
+        if let failure = functions.takeError() { return failure }
         // Prefer the connection's extended code (SQLITE_CONSTRAINT_UNIQUE rather than
         // SQLITE_CONSTRAINT) when it describes the same failure.
         let extended = handle != nil && (lastErrorCode & 0xFF) == (code & 0xFF) ? lastErrorCode : code

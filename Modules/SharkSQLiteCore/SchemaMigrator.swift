@@ -32,18 +32,27 @@ struct SchemaMigrator {
         }
         let recorded = try recordedSchema(of: schema.name)
         if recorded == schema { return }
+        // A record that differs only in what it says of the values (integer widths, recorded
+        // since) needs nothing of the table: a read-only store reads it as it is.
+        if let recorded, recorded.differsOnlyInDescription(from: schema),
+            try connection.scalar("PRAGMA query_only")?.coercedToInt64() == 1
+        {
+            return
+        }
         // One savepoint around the whole change: a refusal or failure leaves nothing behind,
         // whether or not a transaction is already open.
         try connection.execute("SAVEPOINT shark_migration")
         do {
             if try tableExists(schema.name) {
                 if let recorded {
+                    try checkRanges(from: recorded, to: schema)
                     try migrateTable(from: recorded, to: schema)
                     try convertDecimals(from: recorded, to: schema)
                 } else {
                     // A table SharkORM did not create (another program's, or the sqlite3
                     // shell's): adopt it as it is when its data fits the model.
                     let existing = try introspectedSchema(of: schema.name)
+                    try checkRanges(from: existing, to: schema)
                     try adopt(existing, as: schema)
                     try convertDecimals(from: existing, to: schema)
                 }
@@ -114,6 +123,29 @@ struct SchemaMigrator {
                 // Text that is no number stays as it is: reading it fails as it did before.
                 guard let decimal = try? Decimal(columnValue: value), !decimal.isNaN else { continue }
                 _ = try update.run([.text(DecimalText.encode(decimal)), rowKey])
+            }
+        }
+    }
+
+    /// Refuses a column whose stored integers its property's type cannot hold (an `Int`
+    /// property now an `Int8`, an adopted column of large numbers): every row would fail to
+    /// read.
+    private func checkRanges(from old: EntitySchema, to new: EntitySchema) throws {
+        let sources = new.sources(in: old)
+        let table = SQLText.identifier(new.name)
+        for (position, column) in new.columns.enumerated() {
+            guard let range = column.integerRange, let source = sources[position],
+                old.columns[source].integerRange != range
+            else { continue }
+            let name = SQLText.identifier(old.columns[source].name)
+            let outside =
+                try connection.scalar(
+                    "SELECT count(*) FROM \(table) WHERE typeof(\(name)) = 'integer' AND (\(name) < ? OR \(name) > ?)",
+                    [.integer(range.lowerBound), .integer(range.upperBound)])?.coercedToInt64() ?? 0
+            if outside > 0 {
+                throw SharkError.lossySchemaChange(
+                    entity: new.name, column: column.name,
+                    reason: "\(outside) stored value(s) are outside \(range), the range of its type")
             }
         }
     }

@@ -251,19 +251,27 @@ struct DifferentialRun {
         if Bool.random(using: &random) {
             // Prefetched parents must be the same rows, loaded.
             (a, b) = (a.including(\.parent), b.including(\.parent))
-            let parentsA = try a.fetch().map { "\($0.id)→\($0.parent.map(Self.describe) ?? "nil")" }
-            let parentsB = try b.fetch().map { "\($0.id)→\($0.parent.map(Self.describe) ?? "nil")" }
-            if parentsA.sorted() != parentsB.sorted() {
+            let parentsA = Self.outcome {
+                try a.fetch().map { "\($0.id)→\($0.parent.map(Self.describe) ?? "nil")" }.sorted()
+            }
+            let parentsB = Self.outcome {
+                try b.fetch().map { "\($0.id)→\($0.parent.map(Self.describe) ?? "nil")" }.sorted()
+            }
+            if !Self.sameOutcome(parentsA, parentsB) {
                 return "including parent \(a.description): \(parentsA) / \(parentsB)"
             }
         }
-        var left = try a.fetch().map(Self.describe)
-        var right = try b.fetch().map(Self.describe)
+        // A query may fail (a division by zero in a random ordering): then both must, alike.
+        let fetchedA = Self.outcome { try a.fetch().map(Self.describe) }
+        let fetchedB = Self.outcome { try b.fetch().map(Self.describe) }
+        guard case .success(var left) = fetchedA, case .success(var right) = fetchedB else {
+            return Self.sameOutcome(fetchedA, fetchedB) ? nil : "query \(a.description): \(fetchedA) / \(fetchedB)"
+        }
         // Without an ordering or a window, rows may come back in any order: compare as
         // multisets.
         if !a.description.requiresOrder { (left, right) = (left.sorted(), right.sorted()) }
         if left != right { return "query \(a.description): \(left) / \(right)" }
-        let (countA, countB) = (try a.count(), try b.count())
+        let (countA, countB) = (Self.outcome { try a.count() }, Self.outcome { try b.count() })
         if countA != countB { return "count \(a.description): \(countA) / \(countB)" }
         let function = [AggregateFunction.sum, .average, .minimum, .maximum].randomElement(using: &random)!
         // Of a column, or of an expression (the first term of a random ordering).
@@ -271,24 +279,38 @@ struct DifferentialRun {
             Bool.random(using: &random)
             ? .column(["name", "age", "score", "flag", "code", "note"].randomElement(using: &random)!)
             : try RandomPredicateText.parser.ordering(text.ordering())[0].expression
-        let aggregateA = try a.aggregate(function, of: column)
-        let aggregateB = try b.aggregate(function, of: column)
-        if !Self.same(aggregateA, aggregateB) {
+        // The sum of a text column is an error (text is no number): on both engines alike.
+        let aggregateA = Self.outcome { try a.aggregate(function, of: column) }
+        let aggregateB = Self.outcome { try b.aggregate(function, of: column) }
+        if !Self.sameOutcome(aggregateA, aggregateB) {
             return "\(function.rawValue)(\(column)) of \(a.description): \(aggregateA) / \(aggregateB)"
         }
-        let (agesA, agesB) = (try a.distinct(\.age), try b.distinct(\.age))
+        let (agesA, agesB) = (Self.outcome { try a.distinct(\.age) }, Self.outcome { try b.distinct(\.age) })
         if agesA != agesB { return "distinct ages of \(a.description): \(agesA) / \(agesB)" }
-        let (notesA, notesB) = (try a.distinct(\.note), try b.distinct(\.note))
+        let (notesA, notesB) = (Self.outcome { try a.distinct(\.note) }, Self.outcome { try b.distinct(\.note) })
         return notesA == notesB ? nil : "distinct notes of \(a.description): \(notesA) / \(notesB)"
     }
 
-    /// Equal values; reals within a rounding error, since the engines may add them in
-    /// different orders.
-    static func same(_ a: Value, _ b: Value) -> Bool {
-        if case .real(let x) = a, case .real(let y) = b {
-            return x == y || abs(x - y) <= 1e-9 * Swift.max(abs(x), abs(y))
+    /// What a call gave: its result, or the kind of error it threw (`invalidValue`…), which
+    /// both engines must agree on (not the message, which can name another row).
+    static func outcome<T>(_ body: () throws -> T) -> Result<T, OutcomeError> {
+        do {
+            return .success(try body())
+        } catch let error as SharkError {
+            return .failure(OutcomeError(kind: Mirror(reflecting: error).children.first?.label ?? "\(error)"))
+        } catch {
+            return .failure(OutcomeError(kind: "\(error)"))
         }
-        return a == b
+    }
+
+    struct OutcomeError: Error, Equatable {
+        var kind: String
+    }
+
+    /// The same result, or the same kind of error. Sums and averages are exact on every
+    /// engine, so reals must be equal to the bit, whatever order the engines add in.
+    static func sameOutcome<T: Equatable>(_ a: Result<T, OutcomeError>, _ b: Result<T, OutcomeError>) -> Bool {
+        a == b
     }
 
     /// Every stored row of both stores, compared.

@@ -58,3 +58,14 @@ final class EmployeeV5 {
     @Renamed(from: "salary") var pay: Double = 0
     static let indexes: [Index<EmployeeV5>] = [.on(\.fullName)]
 }
+
+/// A level stored as an `Int`, then narrowed to an `Int8`.
+@Model(entity: "Level")
+final class LevelWide {
+    var value: Int = 0
+}
+
+@Model(entity: "Level")
+final class LevelNarrow {
+    var value: Int8 = 0
+}

@@ -91,6 +91,42 @@ struct MigrationTests {
         #expect(employees.map(\.notes) == ["note 0", "note 2", "note 1"])
     }
 
+    @Test(
+        "narrowing an integer property is refused while a stored value is outside its range",
+        arguments: TestDriver.allCases)
+    func narrowedIntegers(driver: TestDriver) throws {
+        let database = Reopener(driver)
+        let wide = LevelWide()
+        do {
+            let store = try database.open()
+            defer { database.close(store) }
+            wide.value = 300
+            try store.commit(wide)
+        }
+        do {
+            let store = try database.open()
+            defer { database.close(store) }
+            #expect {
+                try LevelNarrow.query(in: store).count()
+            } throws: { error in
+                guard case SharkError.lossySchemaChange(let entity, let column, _) = error else { return false }
+                return entity == "Level" && column == "value"
+            }
+            // Nothing changed; within range, the narrower type takes the column.
+            let stored = try #require(try LevelWide.query(in: store).first())
+            #expect(stored.value == 300)
+            stored.value = 100
+            try store.commit(stored)
+        }
+        let store = try database.open()
+        defer { database.close(store) }
+        #expect(try LevelNarrow.query(in: store).fetch().map(\.value) == [100])
+        // And the recorded schema now bounds what the row calls take.
+        #expect(throws: SharkError.self) {
+            try store.write { try $0.insertRow(["value": .integer(128)], into: "Level") }
+        }
+    }
+
     @Test("an optional column made non-optional back-fills its NULLs", arguments: TestDriver.allCases)
     func nullsBackfilled(driver: TestDriver) throws {
         let database = Reopener(driver)

@@ -15,6 +15,35 @@ struct ReadOnlyStoreTests {
         return (try Data(contentsOf: URL(fileURLWithPath: path)), siblings.sorted())
     }
 
+    @Test("a file recorded before integer widths were reads through today's models", arguments: TestDriver.persistent)
+    func recordedBeforeWidths(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let writable = try driver.openFile(file.path)
+        let gauge = Gauge("old", level: 5)
+        try writable.commit(gauge)
+        // The record as a version before widths wrote it.
+        let definition = try #require(
+            try writable.rows("SELECT definition FROM _shark_schema WHERE entity = 'Gauge'").rows.first?.first)
+        var json = try #require(
+            try JSONSerialization.jsonObject(with: Data(definition.coercedToText().utf8)) as? [String: Any])
+        json["columns"] = (json["columns"] as? [[String: Any]])?.map { $0.filter { $0.key != "bitWidth" } }
+        let older = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+        #expect(
+            try writable.execute("UPDATE _shark_schema SET definition = ? WHERE entity = 'Gauge'", .text(older)) == 1)
+        writable.close()
+        let before = try Self.diskState(file.path)
+        let store = try driver.openFileReadOnly(file.path)
+        #expect(try Gauge.query(in: store).first()?.level == 5)
+        store.close()
+        #expect(try Self.diskState(file.path) == before)
+        // A writable store records the widths on first use.
+        let again = try driver.openFile(file.path)
+        defer { again.close() }
+        #expect(try Gauge.query(in: again).count() == 1)
+        #expect(try again.recordedSchema(of: "Gauge").columns.first { $0.name == "level" }?.bitWidth == 8)
+    }
+
     @Test("reads models and rows; refuses writes; leaves the file byte for byte", arguments: TestDriver.persistent)
     func readsAndRefuses(driver: TestDriver) throws {
         let file = TemporaryPath()

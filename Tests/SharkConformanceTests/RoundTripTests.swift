@@ -28,11 +28,12 @@ struct RoundTripTests {
             object.int16 = useMax ? .max : .min
             object.int32 = useMax ? .max : .min
             object.int64 = useMax ? .max : .min
-            object.uint = useMax ? .max : .min
+            // UInt and UInt64 go up to Int64.max, the largest integer a store holds.
+            object.uint = useMax ? UInt(Int64.max) : .min
             object.uint8 = useMax ? .max : .min
             object.uint16 = useMax ? .max : .min
             object.uint32 = useMax ? .max : .min
-            object.uint64 = useMax ? .max : .min
+            object.uint64 = useMax ? UInt64(Int64.max) : .min
             object.bool = useMax
             let back = try roundTrip(object, on: driver)
             #expect(back.int == object.int && back.int8 == object.int8 && back.int16 == object.int16)
@@ -40,6 +41,32 @@ struct RoundTripTests {
             #expect(back.uint == object.uint && back.uint8 == object.uint8 && back.uint16 == object.uint16)
             #expect(back.uint32 == object.uint32 && back.uint64 == object.uint64 && back.bool == object.bool)
         }
+    }
+
+    @Test("UInt64 and UInt above Int64.max are refused, and nothing is written", arguments: TestDriver.allCases)
+    func unsignedAboveInt64(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        for value in [UInt64(Int64.max) + 1, .max] {
+            let object = AllTypes()
+            object.uint64 = value
+            #expect(throws: SharkError.self) { try store.commit(object) }
+            let other = AllTypes()
+            other.uint = UInt(value)
+            #expect(throws: SharkError.self) { try store.commit(other) }
+            let optional = OptionalTypes()
+            optional.uint64 = value
+            #expect(throws: SharkError.self) { try store.commit(optional) }
+        }
+        #expect(try AllTypes.query(in: store).count() == 0)
+        #expect(try OptionalTypes.query(in: store).count() == 0)
+        // Compared with such a value, every stored one is smaller.
+        let stored = AllTypes()
+        stored.uint64 = UInt64(Int64.max)
+        try store.commit(stored)
+        #expect(try AllTypes.query(in: store).where(\.uint64 < UInt64.max).count() == 1)
+        #expect(try AllTypes.query(in: store).where(\.uint64 >= UInt64(Int64.max) + 1).count() == 0)
+        #expect(try AllTypes.query(in: store).where(\.uint64 == UInt64.max).count() == 0)
     }
 
     @Test(
@@ -133,7 +160,7 @@ struct RoundTripTests {
         full.bool = false
         full.int = 0
         full.int64 = .min
-        full.uint64 = .max
+        full.uint64 = UInt64(Int64.max)
         full.double = -0.0
         full.float = 1.5
         full.string = ""
@@ -147,7 +174,7 @@ struct RoundTripTests {
         full.point = Point(x: 1, y: 2)
         try store.commit(full)
         let back = try #require(try store.find(OptionalTypes.self, id: full.id))
-        #expect(back.bool == false && back.int == 0 && back.int64 == .min && back.uint64 == .max)
+        #expect(back.bool == false && back.int == 0 && back.int64 == .min && back.uint64 == UInt64(Int64.max))
         #expect(back.double?.bitPattern == (-0.0).bitPattern && back.float == 1.5)
         #expect(back.string == "" && back.data == Data() && back.date == full.date && back.uuid == full.uuid)
         #expect(back.url == full.url && back.decimal == 0 && back.color == .green && back.size == .medium)

@@ -119,13 +119,28 @@ struct RawSQLPipelineTests {
         let store = try driver.makeStore()
         defer { store.close() }
         try store.prepare(OptionalTypes.self)
+        try store.prepare(AllTypes.self)
         try store.write { tx in
             #expect(throws: SharkError.self) { try tx.insertRow(["string": .integer(7)], into: "OptionalTypes") }
             #expect(throws: SharkError.self) { try tx.insertRow(["int": .text("7")], into: "OptionalTypes") }
-            // An integer in a real column is that real; a NaN is NULL, as SQLite binds it.
-            let key = try tx.insertRow(["double": .integer(2), "float": .real(.nan)], into: "OptionalTypes")
+            // An integer in a real column is that real; a NaN in an optional column, which
+            // would read back as nil, is refused, as a model's commit refuses it.
+            #expect(throws: SharkError.self) {
+                try tx.insertRow(["double": .integer(2), "float": .real(.nan)], into: "OptionalTypes")
+            }
+            let key = try tx.insertRow(["double": .integer(2), "float": .real(1.5)], into: "OptionalTypes")
             let row = try #require(try store.fetchRows(of: "OptionalTypes").first { $0.key == key })
-            #expect(row["double"] == .real(2) && row["float"] == .null)
+            #expect(row["double"] == .real(2) && row["float"] == .real(1.5))
+            // What its type cannot hold: out of range, not a Float, a UUID of 3 bytes, not a decimal.
+            for (column, value) in [
+                ("int8", Value.integer(128)), ("uint8", .integer(-1)), ("bool", .integer(2)),
+                ("uint64", .integer(-1)), ("float", .real(0.1)), ("uuid", .blob(Data([1, 2, 3]))),
+                ("decimal", .text("many")),
+            ] {
+                #expect(throws: SharkError.self, "\(column) = \(value)") {
+                    try tx.insertRow([column: value], into: "AllTypes")
+                }
+            }
             #expect(throws: SharkError.self) {
                 try tx.updateRow(withKey: key, in: "OptionalTypes", setting: ["data": .text("not a blob")])
             }

@@ -13,7 +13,7 @@ struct TextArgumentTests {
         let first = AllTypes()
         first.bool = true
         first.int = -42
-        first.uint64 = UInt64.max
+        first.uint64 = UInt64(Int64.max)
         first.double = 2.5
         first.string = "30"
         first.data = Data([0xCA, 0xFE])
@@ -40,7 +40,10 @@ struct TextArgumentTests {
         #expect(try Self.matches(store, "bool = ?", "no") == 1)
         #expect(try Self.matches(store, "int = ?", "-42") == 1)
         #expect(try Self.matches(store, "int < ?", "0") == 1)
-        #expect(try Self.matches(store, "uint64 = ?", "18446744073709551615") == 1)
+        #expect(try Self.matches(store, "uint64 = ?", "9223372036854775807") == 1)
+        // Above Int64.max: larger than every stored value.
+        #expect(try Self.matches(store, "uint64 = ?", "18446744073709551615") == 0)
+        #expect(try Self.matches(store, "uint64 < ?", "18446744073709551615") == 2)
         #expect(try Self.matches(store, "double > ?", "2.4") == 1)
         #expect(try Self.matches(store, "double BETWEEN ? AND ?", "2", "3") == 1)
         // Text stays text, even when it reads as a number.
@@ -76,6 +79,7 @@ struct TextArgumentTests {
             ("double > ?", "nan", "a number for double"),
             ("uint64 = ?", "-1", "an unsigned integer for uint64"),
             ("decimal > ?", "abc", "a decimal number for decimal"),
+            ("decimal > ?", "1234567890123456789012345678901234567890.5", "a decimal number for decimal"),
             ("decimal > ?", "12abc", "a decimal number for decimal"),
             ("decimal > ?", "P5017", "a decimal number for decimal"),
         ]

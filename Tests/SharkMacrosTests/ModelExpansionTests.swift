@@ -37,6 +37,7 @@ struct ModelExpansionTests {
                             isNullable: SharkORM._SharkCoding.isNullable((Int64).self),
                             defaultValue: nil,
                             logicalType: SharkORM._SharkCoding.logicalType((Int64).self),
+                            bitWidth: SharkORM._SharkCoding.bitWidth((Int64).self),
                             relationship: SharkORM._SharkCoding.relationship((Int64).self)
                         ),
                         SharkORM.ColumnSchema(
@@ -45,6 +46,7 @@ struct ModelExpansionTests {
                             isNullable: SharkORM._SharkCoding.isNullable((String).self),
                             defaultValue: try? SharkORM._SharkCoding.value(("") as String),
                             logicalType: SharkORM._SharkCoding.logicalType((String).self),
+                            bitWidth: SharkORM._SharkCoding.bitWidth((String).self),
                             relationship: SharkORM._SharkCoding.relationship((String).self)
                         )
                     ]

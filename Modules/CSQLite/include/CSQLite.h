@@ -124,6 +124,14 @@ typedef struct shark_sqlite3_api {
     void (*result_text)(shark_sqlite3_context *, const char *, int, shark_sqlite3_destructor);
     void (*result_blob)(shark_sqlite3_context *, const void *, int, shark_sqlite3_destructor);
     void (*result_error)(shark_sqlite3_context *, const char *, int);
+    // SharkORM's own SQL functions (shark_add, shark_sum, like…) read their arguments and keep
+    // an aggregate's state with these.
+    int (*value_type)(shark_sqlite3_value *);
+    double (*value_double)(shark_sqlite3_value *);
+    const unsigned char *(*value_text)(shark_sqlite3_value *);
+    const void *(*value_blob)(shark_sqlite3_value *);
+    int (*value_bytes)(shark_sqlite3_value *);
+    void *(*aggregate_context)(shark_sqlite3_context *, int);
 } shark_sqlite3_api;
 
 /// Fills `api` from the library at `path`. When `isolated` is non-zero the library is loaded
@@ -161,6 +169,19 @@ int shark_register_overflow_function(const shark_sqlite3_api *api, shark_sqlite3
 
 /// Installs (or, with NULL, removes) the arguments `shark_arg` reads on this thread.
 void shark_set_overflow_arguments(const shark_overflow_arguments *arguments);
+
+/// What SharkORM's own SQL functions run: called with the library's table (the function
+/// reads its arguments through it), the function's user data, the phase (0 a scalar call,
+/// 1 an aggregate's step, 2 its final call), and SQLite's arguments.
+typedef void (*shark_function_handler)(const shark_sqlite3_api *api, void *user_data, int phase,
+                                       shark_sqlite3_context *context, int count, shark_sqlite3_value **values);
+
+/// Registers an SQL function whose calls go to `handler` (see functions.c): a scalar function,
+/// or with `aggregate` non-zero a step and a final call. `destroy` receives `user_data` when
+/// SQLite drops the function. Returns an SQLite result code.
+int shark_create_function(const shark_sqlite3_api *api, shark_sqlite3 *db, const char *name, int count,
+                          int aggregate, void *user_data, shark_function_handler handler,
+                          void (*destroy)(void *));
 
 // Inline helpers: Swift cannot spell SQLITE_TRANSIENT, and calling through these keeps the
 // Swift side free of optional function-pointer unwrapping on hot paths.

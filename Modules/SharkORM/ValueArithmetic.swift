@@ -1,0 +1,152 @@
+import Foundation
+
+/// The arithmetic of queries, the same on every driver: the memory engine calls it directly,
+/// the SQL drivers through SQL functions of their own (`shark_add(a, b)`…), so that no engine's
+/// own rules leak into a result.
+///
+/// - NULL in, NULL out.
+/// - Two integers give the exact integer, or ``SharkError/invalidValue(_:)`` when it leaves
+///   the 64-bit range (SQLite's own `+` would turn it into an approximate real).
+/// - A decimal operand (stored decimal text) makes it decimal arithmetic: both operands as
+///   Foundation `Decimal`s (an integer exactly, a real as its shortest decimal form), and
+///   Foundation's result; an error when it leaves `Decimal`'s range.
+/// - Otherwise reals: IEEE arithmetic; a result that is not a number (∞ − ∞) is NULL.
+/// - Division or remainder by zero is an error, for every kind of number. Integer division
+///   truncates; the remainder takes the dividend's sign; a real remainder is `fmod`.
+///
+/// Text that is no decimal and blobs are not numbers: an error. (The parser and the typed
+/// API never put them in arithmetic; a hand-built expression can.)
+///
+/// ```swift
+/// let sum = try ValueArithmetic.apply(.add, .integer(.max), .integer(1))   // throws: overflow
+/// ```
+package enum ValueArithmetic {
+    package static func apply(_ op: ArithmeticOperator, _ lhs: Value, _ rhs: Value) throws(SharkError) -> Value {
+        switch (lhs, rhs) {
+        case (.null, _), (_, .null):
+            return .null
+        case (.integer(let a), .integer(let b)):
+            return .integer(try integer(op, a, b))
+        case (.real, .real), (.real, .integer), (.integer, .real):
+            // An integer meeting a real is read as the nearest Double first.
+            return try checkedReal(op, lhs.numericDouble, rhs.numericDouble)
+        default:
+            return .text(DecimalText.encode(try decimal(op, try asDecimal(lhs), try asDecimal(rhs))))
+        }
+    }
+
+    /// `abs`, by the same rules: the magnitude of `Int64.min` does not exist (an error).
+    package static func magnitude(_ value: Value) throws(SharkError) -> Value {
+        switch value {
+        case .null: return .null
+        case .integer(let integer):
+            guard integer != .min else {
+                throw SharkError.invalidValue("integer overflow: abs(\(integer)) does not fit in 64 bits")
+            }
+            return .integer(integer < 0 ? -integer : integer)
+        case .real(let real): return .real(Swift.abs(real))
+        default:
+            let decimal = try asDecimal(value)
+            return .text(DecimalText.encode(decimal < 0 ? -decimal : decimal))
+        }
+    }
+
+    // MARK: Integers
+
+    package static func integer(_ op: ArithmeticOperator, _ a: Int64, _ b: Int64) throws(SharkError) -> Int64 {
+        let (result, overflow): (Int64, Bool)
+        switch op {
+        case .add: (result, overflow) = a.addingReportingOverflow(b)
+        case .subtract: (result, overflow) = a.subtractingReportingOverflow(b)
+        case .multiply: (result, overflow) = a.multipliedReportingOverflow(by: b)
+        case .divide:
+            guard b != 0 else { throw divisionByZero(op, .integer(a)) }
+            (result, overflow) = a.dividedReportingOverflow(by: b)
+        case .remainder:
+            guard b != 0 else { throw divisionByZero(op, .integer(a)) }
+            // Int64.min % -1 is 0, which Swift reports as an overflow of the division.
+            (result, overflow) = b == -1 ? (0, false) : a.remainderReportingOverflow(dividingBy: b)
+        }
+        guard !overflow else {
+            throw SharkError.invalidValue("integer overflow: \(a) \(op.rawValue) \(b) does not fit in 64 bits")
+        }
+        return result
+    }
+
+    // MARK: Reals
+
+    package static func real(_ op: ArithmeticOperator, _ a: Double, _ b: Double) -> Value {
+        let result: Double
+        switch op {
+        case .add: result = a + b
+        case .subtract: result = a - b
+        case .multiply: result = a * b
+        case .divide: result = b == 0 ? .nan : a / b
+        case .remainder: result = b == 0 ? .nan : fmod(a, b)
+        }
+        return result.isNaN ? .null : .real(result)
+    }
+
+    /// `real` with division by zero refused.
+    package static func checkedReal(_ op: ArithmeticOperator, _ a: Double, _ b: Double) throws(SharkError) -> Value {
+        if b == 0, op == .divide || op == .remainder { throw divisionByZero(op, .real(a)) }
+        return real(op, a, b)
+    }
+
+    // MARK: Decimals
+
+    package static func decimal(_ op: ArithmeticOperator, _ a: Decimal, _ b: Decimal) throws(SharkError) -> Decimal {
+        var result = Decimal()
+        var lhs = a
+        var rhs = b
+        let error: NSDecimalNumber.CalculationError
+        switch op {
+        case .add: error = NSDecimalAdd(&result, &lhs, &rhs, .plain)
+        case .subtract: error = NSDecimalSubtract(&result, &lhs, &rhs, .plain)
+        case .multiply: error = NSDecimalMultiply(&result, &lhs, &rhs, .plain)
+        case .divide:
+            guard b != 0 else { throw divisionByZero(op, .text(a.description)) }
+            error = NSDecimalDivide(&result, &lhs, &rhs, .plain)
+        case .remainder:
+            throw SharkError.invalidQuery("% takes integers or reals, not decimals")
+        }
+        guard error != .overflow, error != .divideByZero, !result.isNaN else {
+            throw SharkError.invalidValue("decimal overflow: \(a) \(op.rawValue) \(b) is beyond Decimal's range")
+        }
+        // An underflow rounds to zero, as Foundation does.
+        return result
+    }
+
+    /// A number as a `Decimal`: decimal text, an integer exactly, a real by its shortest form.
+    package static func asDecimal(_ value: Value) throws(SharkError) -> Decimal {
+        switch value {
+        case .integer(let integer): return Decimal(integer)
+        case .real(let real):
+            guard real.isFinite, let decimal = Decimal(string: "\(real)", locale: Locale(identifier: "en_US_POSIX"))
+            else { throw SharkError.invalidValue("\(real) has no decimal value") }
+            return decimal
+        case .text(let text):
+            guard let decimal = DecimalText.decode(text), !decimal.isNaN else {
+                throw SharkError.invalidValue("arithmetic on text that is not a number: \(value)")
+            }
+            return decimal
+        case .blob: throw SharkError.invalidValue("arithmetic on a blob, which is not a number")
+        case .null: return 0
+        }
+    }
+
+    private static func divisionByZero(_ op: ArithmeticOperator, _ dividend: Value) -> SharkError {
+        SharkError.invalidValue("division by zero: \(dividend) \(op.rawValue) 0")
+    }
+}
+
+extension Value {
+    /// An integer or a real as a `Double` (what real arithmetic reads).
+    fileprivate var numericDouble: Double {
+        switch self {
+        case .integer(let integer): return Double(integer)
+        case .real(let real): return real
+        default: return 0
+        }
+    }
+}
