@@ -76,7 +76,7 @@ extension Int64: ColumnConvertible {
     public static var columnBitWidth: Int? { 64 }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Int64 {
-        row.int64(at: index)
+        try row.integer(at: index)
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -97,7 +97,7 @@ extension _SharkNarrowInteger {
     public static var columnBitWidth: Int? { bitWidth }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Self {
-        try narrowed(row.int64(at: index))
+        try narrowed(try row.integer(at: index))
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -156,7 +156,7 @@ extension Bool: ColumnConvertible {
     public static var columnBitWidth: Int? { 1 }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Bool {
-        row.int64(at: index) != 0
+        try row.integer(at: index) != 0
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -176,10 +176,8 @@ extension Double: ColumnConvertible {
     public static var columnBitWidth: Int? { 64 }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Double {
-        // NULL reads as 0 (RowReader's contract, SQLite's rule): only a zero needs the
-        // second look that tells a stored NaN (NULL) from a stored zero.
-        let value = row.double(at: index)
-        return value == 0 && row.isNull(at: index) ? .nan : value
+        // A stored NaN is NULL, which `real(at:)` reads as NaN.
+        try row.real(at: index)
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -200,8 +198,7 @@ extension Float: ColumnConvertible {
     public static var columnBitWidth: Int? { 32 }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Float {
-        let value = row.double(at: index)
-        return value == 0 && row.isNull(at: index) ? .nan : Float(value)
+        Float(try row.real(at: index))
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -223,7 +220,7 @@ extension String: ColumnConvertible {
     public static var logicalType: LogicalType { .string }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> String {
-        row.text(at: index)
+        try row.string(at: index)
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -240,7 +237,7 @@ extension Data: ColumnConvertible {
     public static var logicalType: LogicalType { .data }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Data {
-        row.blob(at: index)
+        try row.bytes(at: index)
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -259,7 +256,15 @@ extension Date: ColumnConvertible {
     public static var logicalType: LogicalType { .date }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Date {
-        Date(timeIntervalSinceReferenceDate: row.double(at: index))
+        let value = row.value(at: index)
+        switch value {
+        case .real(let seconds): return Date(timeIntervalSinceReferenceDate: seconds)
+        case .integer(let seconds): return Date(timeIntervalSinceReferenceDate: Double(seconds))
+        // Text another program wrote (SQLite's `datetime()`, ISO 8601) is the date it spells.
+        case .text(let text): if let date = DateText.date(from: text) { return date }
+        default: break
+        }
+        throw row.mismatch(value, at: index, expected: "a date (seconds since 2001, or date text)")
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -282,7 +287,14 @@ extension UUID: ColumnConvertible {
     public static var logicalType: LogicalType { .uuid }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> UUID {
-        try UUID(bytes: row.blob(at: index))
+        let value = row.value(at: index)
+        switch value {
+        case .blob(let bytes) where bytes.count == 16: return try UUID(bytes: bytes)
+        // A UUID's text (as some programs store it) is that UUID.
+        case .text(let text): if let uuid = UUID(uuidString: text) { return uuid }
+        default: break
+        }
+        throw row.mismatch(value, at: index, expected: "a UUID (16 bytes, or its text)")
     }
     @inlinable
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -321,6 +333,10 @@ extension UUID: ColumnConvertible {
 extension URL: ColumnConvertible {
     public static var storageType: StorageType { .text }
     public static var logicalType: LogicalType { .url }
+    @inlinable
+    public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> URL {
+        try URL(columnValue: .text(row.string(at: index)))
+    }
     @inlinable
     public var columnValue: Value { .text(absoluteString) }
     @inlinable

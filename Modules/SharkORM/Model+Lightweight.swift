@@ -117,10 +117,45 @@ extension Query {
         }
         var query = self
         query.description.columns = columns
-        let objects = try store.fetchObjects(query, firstOnly: false)
-        if !unloaded.isEmpty {
-            for object in objects { object._$shark.unloaded = unloaded }
+        guard !unloaded.isEmpty else { return try store.fetchObjects(query, firstOnly: false) }
+        // The columns left out come back NULL: the objects get their properties' initial
+        // values there instead (what a fault holds), until loaded.
+        var objects: [Root] = []
+        let template = FaultRowReader.template(of: Root.self)
+        try store.readRows(of: query, firstOnly: false) { row in
+            let object = try Root(_sharkRow: PartialRowReader(row, unloaded: unloaded, template: template))
+            object._$shark = ModelState(readFrom: store)
+            object._$shark.unloaded = unloaded
+            objects.append(object)
         }
         return objects
     }
+}
+
+/// A row of a lightweight fetch: the columns it read, and for the others the values a fault
+/// starts from.
+final class PartialRowReader: RowReader {
+    let base: any RowReader
+    let unloaded: ColumnSet
+    let template: ValueRowReader
+
+    init(_ base: any RowReader, unloaded: ColumnSet, template: [Value]) {
+        self.base = base
+        self.unloaded = unloaded
+        self.template = ValueRowReader(template)
+    }
+
+    private func source(_ index: Int32) -> any RowReader { unloaded.contains(index) ? template : base }
+
+    func isNull(at index: Int32) -> Bool { source(index).isNull(at: index) }
+    func int64(at index: Int32) -> Int64 { source(index).int64(at: index) }
+    func double(at index: Int32) -> Double { source(index).double(at: index) }
+    func text(at index: Int32) -> String { source(index).text(at: index) }
+    func blob(at index: Int32) -> Data { source(index).blob(at: index) }
+    func value(at index: Int32) -> Value { source(index).value(at: index) }
+    func integer(at index: Int32) throws(SharkError) -> Int64 { try source(index).integer(at: index) }
+    func real(at index: Int32) throws(SharkError) -> Double { try source(index).real(at: index) }
+    func string(at index: Int32) throws(SharkError) -> String { try source(index).string(at: index) }
+    func bytes(at index: Int32) throws(SharkError) -> Data { try source(index).bytes(at: index) }
+    func columnDescription(at index: Int32) -> String { base.columnDescription(at: index) }
 }

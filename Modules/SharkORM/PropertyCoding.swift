@@ -181,7 +181,7 @@ public enum _SharkCoding {
     public static func isNullable<T: Codable>(_: T.Type) -> Bool { false }
     @inlinable
     public static func read<T: Codable>(_: T.Type, from row: any RowReader, at index: Int32) throws(SharkError) -> T {
-        try decodeJSON(T.self, row.text(at: index))
+        try decodeJSON(T.self, row.string(at: index))
     }
     @inlinable
     public static func write<T: Codable>(_ value: T, to row: any RowWriter, at index: Int32) throws(SharkError) {
@@ -193,7 +193,7 @@ public enum _SharkCoding {
     public static func isNullable<T: Codable>(_: T?.Type) -> Bool { true }
     @inlinable
     public static func read<T: Codable>(_: T?.Type, from row: any RowReader, at index: Int32) throws(SharkError) -> T? {
-        row.isNull(at: index) ? nil : try decodeJSON(T.self, row.text(at: index))
+        row.isNull(at: index) ? nil : try decodeJSON(T.self, row.string(at: index))
     }
     @inlinable
     public static func write<T: Codable>(_ value: T?, to row: any RowWriter, at index: Int32) throws(SharkError) {

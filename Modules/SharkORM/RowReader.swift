@@ -26,6 +26,67 @@ public protocol RowReader: AnyObject {
     func blob(at index: Int32) -> Data
     /// The column as a ``Value``, for the rare callers that need its storage class.
     func value(at index: Int32) -> Value
+
+    // Strict reads: what model properties read. A value of another storage class than the
+    // property's (text another program wrote in an integer column) is an error naming the
+    // column, never converted into something else. Defaults are built on `value(at:)`; a
+    // driver overrides them with cheaper checks.
+
+    /// The column's integer; anything else (NULL included) is ``SharkError/decoding(reason:)``.
+    func integer(at index: Int32) throws(SharkError) -> Int64
+    /// The column's real, or its integer as the nearest real; NULL is NaN; anything else is an
+    /// error.
+    func real(at index: Int32) throws(SharkError) -> Double
+    /// The column's text; anything else is an error.
+    func string(at index: Int32) throws(SharkError) -> String
+    /// The column's blob; anything else is an error.
+    func bytes(at index: Int32) throws(SharkError) -> Data
+    /// The column, for messages: "Person.age" where the reader knows it, "column 2" otherwise.
+    func columnDescription(at index: Int32) -> String
+}
+
+extension RowReader {
+    public func integer(at index: Int32) throws(SharkError) -> Int64 {
+        let value = value(at: index)
+        guard case .integer(let integer) = value else { throw mismatch(value, at: index, expected: "an integer") }
+        return integer
+    }
+
+    public func real(at index: Int32) throws(SharkError) -> Double {
+        switch value(at: index) {
+        case .real(let real): return real
+        case .integer(let integer): return Double(integer)
+        case .null: return .nan
+        case let other: throw mismatch(other, at: index, expected: "a number")
+        }
+    }
+
+    public func string(at index: Int32) throws(SharkError) -> String {
+        let value = value(at: index)
+        guard case .text(let text) = value else { throw mismatch(value, at: index, expected: "text") }
+        return text
+    }
+
+    public func bytes(at index: Int32) throws(SharkError) -> Data {
+        let value = value(at: index)
+        guard case .blob(let bytes) = value else { throw mismatch(value, at: index, expected: "a blob") }
+        return bytes
+    }
+
+    public func columnDescription(at index: Int32) -> String { "column \(index)" }
+
+    /// The error for a stored value that is not what the property reads.
+    public func mismatch(_ value: Value, at index: Int32, expected: String) -> SharkError {
+        let found: String
+        switch value {
+        case .null: found = "NULL"
+        case .integer(let integer): found = "an integer (\(integer))"
+        case .real(let real): found = "a real (\(real))"
+        case .text(let text): found = "text (\(Value.text(String(text.prefix(40)))))"
+        case .blob(let bytes): found = "a blob of \(bytes.count) bytes"
+        }
+        return SharkError.decoding(reason: "\(columnDescription(at: index)) holds \(found), not \(expected)")
+    }
 }
 
 /// Receives the columns of a row by position, straight into the driver's storage.
@@ -78,4 +139,22 @@ extension RowWriter {
     public func text(at index: Int32) -> String { values[Int(index)].coercedToText() }
     public func blob(at index: Int32) -> Data { values[Int(index)].coercedToBlob() }
     public func value(at index: Int32) -> Value { values[Int(index)] }
+
+    /// The entity and column names, for messages (set by the driver that reads).
+    public var columnNames: (entity: String, columns: [String])?
+
+    public func integer(at index: Int32) throws(SharkError) -> Int64 {
+        if case .integer(let integer) = values[Int(index)] { return integer }
+        throw mismatch(values[Int(index)], at: index, expected: "an integer")
+    }
+
+    public func string(at index: Int32) throws(SharkError) -> String {
+        if case .text(let text) = values[Int(index)] { return text }
+        throw mismatch(values[Int(index)], at: index, expected: "text")
+    }
+
+    public func columnDescription(at index: Int32) -> String {
+        guard let columnNames, Int(index) < columnNames.columns.count else { return "column \(index)" }
+        return columnNames.entity + "." + columnNames.columns[Int(index)]
+    }
 }

@@ -87,16 +87,7 @@ struct TextArgument {
 
     /// An ISO 8601 date (midnight UTC) or date and time with a zone, seconds optionally
     /// fractional.
-    private static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [
-            [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds], [.withFullDate],
-        ] {
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
+    private static func date(_ text: String) -> Date? { DateText.date(from: text) }
 
     /// Hexadecimal digits, optionally as `x'…'` or after `0x`.
     private static func blob(_ text: String) -> Value? {

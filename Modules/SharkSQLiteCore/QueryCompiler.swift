@@ -125,7 +125,8 @@ struct QueryCompiler {
         case .average: name = "shark_avg"
         case .minimum, .maximum: name = function.rawValue
         }
-        return "SELECT \(name)(shark_value) FROM (" + values(of: expression, query, statements: statements) + ")"
+        let values = valueParts(of: expression, query, statements: statements)
+        return values.window + "SELECT \(name)(shark_value) FROM (" + values.select + ")"
     }
 
     /// Whether `expression` is a column the schema says holds integers.
@@ -143,22 +144,47 @@ struct QueryCompiler {
     /// matching rows.
     mutating func distinct(_ expression: QueryExpression, _ query: EntityQuery, statements: EntityStatements) -> String
     {
-        "SELECT DISTINCT shark_value FROM (" + values(of: expression, query, statements: statements)
-            + ") ORDER BY shark_value"
+        let values = valueParts(of: expression, query, statements: statements)
+        return values.window + "SELECT DISTINCT shark_value FROM (" + values.select + ") ORDER BY shark_value"
     }
 
-    /// `SELECT expression AS shark_value FROM t WHERE …`, with the query's window taken in
-    /// its order; without a window the ordering is dropped, as no result depends on it.
-    /// SQLite flattens this subquery into the statement around it.
+    /// `SELECT expression AS shark_value FROM t WHERE …` (see ``valueParts(of:_:statements:)``).
     mutating func values(of expression: QueryExpression, _ query: EntityQuery, statements: EntityStatements)
         -> String
     {
+        let parts = valueParts(of: expression, query, statements: statements)
+        return parts.window + parts.select
+    }
+
+    /// `SELECT expression AS shark_value FROM t WHERE …`; without a window the ordering is
+    /// dropped, as no result depends on it, and SQLite flattens this into the statement
+    /// around it. With a window, the expression is computed for the window's rows only —
+    /// `WITH shark_window AS (SELECT key … ORDER BY … LIMIT …)` first, then `… WHERE key IN
+    /// shark_window` — as every engine does: computed in the sorted select itself, SQLite would
+    /// evaluate it for rows outside the window too, where an expression can fail (a division
+    /// by zero) that the window never reaches. A `WITH` before the statement rather than a
+    /// subquery inside it: SQLite's parser would count the subquery's parentheses against
+    /// its depth limit. The parts come back apart so that a statement around the select puts
+    /// the `WITH` first.
+    mutating func valueParts(of expression: QueryExpression, _ query: EntityQuery, statements: EntityStatements)
+        -> (window: String, select: String)
+    {
         table = statements.table
-        var value = ""
-        append(expression, to: &value)
-        var rows = query
-        if rows.limit == nil && rows.offset == nil { rows.ordering = [] }
-        return select(rows, statements: statements, columns: value + " AS shark_value")
+        var window = ""
+        if query.limit != nil || query.offset != nil {
+            window = "WITH shark_window AS (" + select(query, statements: statements, columns: statements.key) + ") "
+        }
+        table = statements.table
+        var sql = "SELECT "
+        append(expression, to: &sql)
+        sql += " AS shark_value FROM " + statements.table
+        if !window.isEmpty {
+            sql += " WHERE " + statements.key + " IN shark_window"
+        } else if let predicate = query.predicate {
+            sql += " WHERE "
+            append(predicate, to: &sql)
+        }
+        return (window, sql)
     }
 
     private mutating func appendLimit(_ query: EntityQuery, to sql: inout String) {

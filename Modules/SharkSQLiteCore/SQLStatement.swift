@@ -83,6 +83,7 @@ package final class SQLStatement {
             throw connection.error(code: binder.failure, sql: sql, entity: entity)
         }
         let start = connection.isTracing ? ContinuousClock.now : nil
+        if returnsRows { row.entity = entity }
         var rows = 0
         do {
             while true {
@@ -149,6 +150,43 @@ package final class SQLRow: RowReader {
     package func blob(at index: Int32) -> Data {
         guard let bytes = shark_column_blob(api, statement, index) else { return Data() }
         return Data(bytes: bytes, count: Int(shark_column_bytes(api, statement, index)))
+    }
+
+    /// The entity the statement reads, for messages (set by the run that steps it).
+    var entity: String?
+
+    package func integer(at index: Int32) throws(SharkError) -> Int64 {
+        guard shark_column_type(api, statement, index) == SHARK_SQLITE_INTEGER else {
+            throw mismatch(value(at: index), at: index, expected: "an integer")
+        }
+        return shark_column_int64(api, statement, index)
+    }
+
+    package func real(at index: Int32) throws(SharkError) -> Double {
+        switch shark_column_type(api, statement, index) {
+        case SHARK_SQLITE_FLOAT, SHARK_SQLITE_INTEGER: return shark_column_double(api, statement, index)
+        case SHARK_SQLITE_NULL: return .nan
+        default: throw mismatch(value(at: index), at: index, expected: "a number")
+        }
+    }
+
+    package func string(at index: Int32) throws(SharkError) -> String {
+        guard shark_column_type(api, statement, index) == SHARK_SQLITE_TEXT else {
+            throw mismatch(value(at: index), at: index, expected: "text")
+        }
+        return text(at: index)
+    }
+
+    package func bytes(at index: Int32) throws(SharkError) -> Data {
+        guard shark_column_type(api, statement, index) == SHARK_SQLITE_BLOB else {
+            throw mismatch(value(at: index), at: index, expected: "a blob")
+        }
+        return blob(at: index)
+    }
+
+    package func columnDescription(at index: Int32) -> String {
+        let column = api.pointee.column_name(statement, index).map { String(cString: $0) } ?? "column \(index)"
+        return entity.map { $0 + "." + column } ?? column
     }
 
     package func value(at index: Int32) -> Value {

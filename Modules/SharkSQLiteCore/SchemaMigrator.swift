@@ -311,12 +311,18 @@ struct SchemaMigrator {
                         + "\(column.name) is not optional; make the property optional, or fill those rows first")
             }
         }
-        let accepted: [String]
+        var accepted: [String]
         switch column.type {
         case .integer: accepted = ["integer"]
         case .real: accepted = ["integer", "real"]
         case .text: accepted = ["text"]
         case .blob: accepted = ["blob"]
+        }
+        // Date text and UUID text are read as what they spell (see `DateText`): they fit when
+        // every one of them does.
+        if column.logicalType == .date || column.logicalType == .uuid {
+            try checkTextReads(stored, as: column, entity: entity)
+            accepted.append("text")
         }
         let list = accepted.map { "'\($0)'" }.joined(separator: ", ")
         let misfits = try connection.rows(
@@ -340,6 +346,31 @@ struct SchemaMigrator {
                     entity: entity,
                     reason: "the key column \(stored.name) holds \(wrongSize) blob(s) that are not 16-byte UUIDs")
             }
+        }
+    }
+
+    /// Refuses a date or UUID column whose text does not spell a date or a UUID.
+    private func checkTextReads(_ stored: ColumnSchema, as column: ColumnSchema, entity: String) throws {
+        let name = SQLText.identifier(stored.name)
+        var unreadable: (count: Int, example: String?) = (0, nil)
+        try connection.withStatement(
+            "SELECT \(name) FROM \(SQLText.identifier(entity)) WHERE typeof(\(name)) = 'text'"
+        ) { statement in
+            try statement.run([]) { row in
+                let text = row.text(at: 0)
+                let reads =
+                    column.logicalType == .date ? DateText.date(from: text) != nil : UUID(uuidString: text) != nil
+                if !reads {
+                    unreadable.count += 1
+                    if unreadable.example == nil { unreadable.example = String(text.prefix(40)) }
+                }
+            }
+        }
+        if unreadable.count > 0 {
+            throw SharkError.schemaMismatch(
+                entity: entity,
+                reason: "the column \(stored.name) holds \(unreadable.count) text value(s) (such as "
+                    + "'\(unreadable.example ?? "")') that are not \(column.logicalType == .date ? "dates" : "UUIDs")")
         }
     }
 

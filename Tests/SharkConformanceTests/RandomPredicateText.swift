@@ -91,7 +91,12 @@ struct RandomPredicateText {
             return placeholder()
         case 5: return "length(" + pick(["name", "note"]) + ")"
         case 6:
-            return number(depth: depth + 1) + " " + pick(["+", "-", "*", "/", "%"]) + " " + number(depth: depth + 1)
+            // A divisor is a non-zero literal: a division by zero is an error, and which rows an
+            // engine evaluates (an index can skip some) would decide whether a query meets one.
+            // Value rules › integer arithmetic… tests division by zero itself.
+            let op = pick(["+", "-", "*", "/", "%"])
+            let rhs = op == "/" || op == "%" ? pick(["3", "-2", "2.5", "7"]) : number(depth: depth + 1)
+            return number(depth: depth + 1) + " " + op + " " + rhs
         case 7: return "(" + number(depth: depth + 1) + ")"
         case 8: return "abs(" + number(depth: depth + 1) + ")"
         case 9: return "coalesce(score, " + number(depth: depth + 1) + ")"

@@ -67,6 +67,8 @@ check(fileContains(plainPath, marker), "the SQLite file holds the plaintext")
 check(fileContains(grdbPath, marker), "the GRDB file holds the plaintext")
 check(!fileContains(cipherPath, marker), "the SQLCipher file holds no plaintext")
 
+try checkValuesGRDBWrote(in: folder)
+
 if failures.isEmpty {
     print("side by side: all checks passed")
 } else {
