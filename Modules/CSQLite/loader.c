@@ -100,6 +100,7 @@ int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *ap
     SHARK_REQUIRED(value_blob, "sqlite3_value_blob");
     SHARK_REQUIRED(value_bytes, "sqlite3_value_bytes");
     SHARK_REQUIRED(aggregate_context, "sqlite3_aggregate_context");
+    SHARK_REQUIRED(column_value, "sqlite3_column_value");
     SHARK_OPTIONAL(key, "sqlite3_key");
     SHARK_OPTIONAL(rekey, "sqlite3_rekey");
     // Found through the library's dependencies (its libcrypto), in its own namespace.

@@ -66,4 +66,5 @@ void shark_sqlite3_api_system(shark_sqlite3_api *api) {
     SHARK_SET(value_blob, sqlite3_value_blob);
     SHARK_SET(value_bytes, sqlite3_value_bytes);
     SHARK_SET(aggregate_context, sqlite3_aggregate_context);
+    SHARK_SET(column_value, sqlite3_column_value);
 }

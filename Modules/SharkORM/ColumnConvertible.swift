@@ -256,14 +256,13 @@ extension Date: ColumnConvertible {
     public static var logicalType: LogicalType { .date }
     @inlinable
     public static func read(from row: any RowReader, at index: Int32) throws(SharkError) -> Date {
-        let value = row.value(at: index)
-        switch value {
-        case .real(let seconds): return Date(timeIntervalSinceReferenceDate: seconds)
-        case .integer(let seconds): return Date(timeIntervalSinceReferenceDate: Double(seconds))
-        // Text another program wrote (SQLite's `datetime()`, ISO 8601) is the date it spells.
-        case .text(let text): if let date = DateText.date(from: text) { return date }
-        default: break
+        // Seconds, as SharkORM stores a date (NULL reads as NaN, which no stored date is).
+        if let seconds = try? row.real(at: index), !seconds.isNaN {
+            return Date(timeIntervalSinceReferenceDate: seconds)
         }
+        // Text another program wrote (SQLite's `datetime()`, ISO 8601) is the date it spells.
+        let value = row.value(at: index)
+        if case .text(let text) = value, let date = DateText.date(from: text) { return date }
         throw row.mismatch(value, at: index, expected: "a date (seconds since 2001, or date text)")
     }
     @inlinable

@@ -78,18 +78,21 @@ extension Store {
         let schema = try preparedSchema(for: M.self)
         var query = EntityQuery(entity: schema.name)
         query.predicate = .isIn(.column(schema.key.name), Array(faults.keys))
+        var found = 0
         try withReader { connection in
             try connection.read(.query(query), schema: schema) { row in
+                found += 1
                 for fault in faults[row.value(at: 0)] ?? [] {
                     try fault._sharkRestore(from: row)
                     fault._$shark = ModelState(readFrom: self)
                 }
             }
         }
-        // Keys with no row: reading the relationship answers nil without asking again,
-        // until the store commits.
-        for fault in faults.values.joined() where fault.isFault {
-            fault.rememberMissingRow(in: self, asOf: commits)
+        // Keys with no row (rare, so looked for only then): reading the relationship answers
+        // nil without asking again, until the store commits.
+        guard found < faults.count else { return }
+        for (_, related) in faults {
+            for fault in related where fault.isFault { fault.rememberMissingRow(in: self, asOf: commits) }
         }
     }
 }

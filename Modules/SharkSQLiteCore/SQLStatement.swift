@@ -155,33 +155,50 @@ package final class SQLRow: RowReader {
     /// The entity the statement reads, for messages (set by the run that steps it).
     var entity: String?
 
+    // Strict reads look the column up once (`column_value`, in one inlined C helper), then
+    // read its storage class and its value from it: checking the class with `column_type`
+    // first would look it up twice, which costs as much again as the value itself. The error
+    // is built out of line, so the common path stays small.
+
     package func integer(at index: Int32) throws(SharkError) -> Int64 {
-        guard shark_column_type(api, statement, index) == SHARK_SQLITE_INTEGER else {
-            throw mismatch(value(at: index), at: index, expected: "an integer")
+        var result: Int64 = 0
+        guard shark_column_integer(api, statement, index, &result) == SHARK_SQLITE_INTEGER else {
+            throw failure(at: index, expected: "an integer")
         }
-        return shark_column_int64(api, statement, index)
+        return result
     }
 
     package func real(at index: Int32) throws(SharkError) -> Double {
-        switch shark_column_type(api, statement, index) {
-        case SHARK_SQLITE_FLOAT, SHARK_SQLITE_INTEGER: return shark_column_double(api, statement, index)
+        var result = 0.0
+        switch shark_column_real(api, statement, index, &result) {
+        case SHARK_SQLITE_FLOAT, SHARK_SQLITE_INTEGER: return result
         case SHARK_SQLITE_NULL: return .nan
-        default: throw mismatch(value(at: index), at: index, expected: "a number")
+        default: throw failure(at: index, expected: "a number")
         }
     }
 
     package func string(at index: Int32) throws(SharkError) -> String {
-        guard shark_column_type(api, statement, index) == SHARK_SQLITE_TEXT else {
-            throw mismatch(value(at: index), at: index, expected: "text")
-        }
-        return text(at: index)
+        var bytes: UnsafeRawPointer?
+        var count: Int32 = 0
+        guard shark_column_bytes_of(api, statement, index, SHARK_SQLITE_TEXT, &bytes, &count) == SHARK_SQLITE_TEXT
+        else { throw failure(at: index, expected: "text") }
+        guard let bytes else { return "" }
+        return String(
+            decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)).bindMemory(to: UInt8.self), as: UTF8.self)
     }
 
     package func bytes(at index: Int32) throws(SharkError) -> Data {
-        guard shark_column_type(api, statement, index) == SHARK_SQLITE_BLOB else {
-            throw mismatch(value(at: index), at: index, expected: "a blob")
-        }
-        return blob(at: index)
+        var bytes: UnsafeRawPointer?
+        var count: Int32 = 0
+        guard shark_column_bytes_of(api, statement, index, SHARK_SQLITE_BLOB, &bytes, &count) == SHARK_SQLITE_BLOB
+        else { throw failure(at: index, expected: "a blob") }
+        guard let bytes else { return Data() }
+        return Data(bytes: bytes, count: Int(count))
+    }
+
+    @inline(never)
+    private func failure(at index: Int32, expected: String) -> SharkError {
+        mismatch(value(at: index), at: index, expected: expected)
     }
 
     package func columnDescription(at index: Int32) -> String {

@@ -132,6 +132,8 @@ typedef struct shark_sqlite3_api {
     const void *(*value_blob)(shark_sqlite3_value *);
     int (*value_bytes)(shark_sqlite3_value *);
     void *(*aggregate_context)(shark_sqlite3_context *, int);
+    // Reading a result column's storage class and value with one column lookup (strict reads).
+    shark_sqlite3_value *(*column_value)(shark_sqlite3_stmt *, int);
 } shark_sqlite3_api;
 
 /// Fills `api` from the library at `path`. When `isolated` is non-zero the library is loaded
@@ -226,6 +228,38 @@ static inline void shark_result_text(const shark_sqlite3_api *api, shark_sqlite3
 static inline void shark_result_blob(const shark_sqlite3_api *api, shark_sqlite3_context *context,
                                      const void *bytes, int length) {
     api->result_blob(context, bytes, length, (shark_sqlite3_destructor)-1);
+}
+
+// Strict reads: the column looked up once, its storage class returned, and its value written
+// to `out` only when it is of the class asked for (see SQLRow's integer(at:) and siblings).
+
+static inline int shark_column_integer(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt, int index,
+                                       int64_t *out) {
+    shark_sqlite3_value *value = api->column_value(stmt, index);
+    int type = api->value_type(value);
+    if (type == SHARK_SQLITE_INTEGER) *out = api->value_int64(value);
+    return type;
+}
+
+static inline int shark_column_real(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt, int index,
+                                    double *out) {
+    shark_sqlite3_value *value = api->column_value(stmt, index);
+    int type = api->value_type(value);
+    if (type == SHARK_SQLITE_FLOAT || type == SHARK_SQLITE_INTEGER) *out = api->value_double(value);
+    return type;
+}
+
+/// Text (`expected` SHARK_SQLITE_TEXT) or a blob (SHARK_SQLITE_BLOB): the bytes and their count.
+static inline int shark_column_bytes_of(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt, int index,
+                                        int expected, const void **bytes, int *count) {
+    shark_sqlite3_value *value = api->column_value(stmt, index);
+    int type = api->value_type(value);
+    if (type == expected) {
+        // The pointer before the count: the count is that of the form asked for.
+        *bytes = expected == SHARK_SQLITE_TEXT ? (const void *)api->value_text(value) : api->value_blob(value);
+        *count = api->value_bytes(value);
+    }
+    return type;
 }
 
 static inline int shark_step(const shark_sqlite3_api *api, shark_sqlite3_stmt *stmt) {
