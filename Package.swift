@@ -137,6 +137,7 @@ let package = Package(
             dependencies: [
                 "SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher", "SharkSync",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/SharkConformanceTests"
         ),

@@ -187,7 +187,11 @@ struct ByteReader {
         case 1: return .integer(try zigzag())
         case 2:
             let slice = try bytes(8)
-            return .real(Double(bitPattern: slice.reversed().reduce(0) { $0 << 8 | UInt64($1) }))
+            let real = Double(bitPattern: slice.reversed().reduce(0) { $0 << 8 | UInt64($1) })
+            // No store holds a NaN real (a model's NaN is NULL): a file that carries one was
+            // not written by SharkORM.
+            guard !real.isNaN else { throw corrupt("a real NaN, which no store holds") }
+            return .real(real)
         case 3: return .text(try string())
         case 4: return .blob(try data())
         case let tag: throw corrupt("unknown value tag \(tag)")

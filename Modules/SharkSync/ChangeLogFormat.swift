@@ -8,6 +8,10 @@ enum ChangeLogFormat {
     static let trailerMagic = Array("SHARKEND".utf8)
     /// The version this library writes and the highest it reads.
     static let version: UInt16 = 1
+    /// The largest causal length and sequence number a file may carry: far beyond what any
+    /// replica reaches (one per change), and far enough below 2^64 that the engine's own
+    /// counting on top of merged state (a removal, the next local change) never overflows.
+    static let maximumCounter: UInt64 = 1 << 62
     /// Flag bit: every frame (and the header) is sealed with a key.
     static let encryptedFlag: UInt16 = 1
     /// Rows per frame: frames stay small enough to check and inflate one at a time.

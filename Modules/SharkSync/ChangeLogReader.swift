@@ -135,7 +135,11 @@ enum ChangeLogReader {
             let count = try reader.count(limit: sites.count)
             for _ in 0..<count {
                 let number = try reader.count(limit: Int.max)
-                vector[try site(number)] = try reader.varint()
+                let sequence = try reader.varint()
+                guard sequence <= ChangeLogFormat.maximumCounter else {
+                    throw reader.corrupt("a sequence number is beyond the range a replica counts to")
+                }
+                vector[try site(number)] = sequence
             }
             vectors.append(vector)
         }
@@ -209,6 +213,9 @@ private struct PartialLog {
             }
             let causalLength = try reader.varint()
             guard causalLength > 0 else { throw reader.corrupt("a row has causal length 0") }
+            guard causalLength <= ChangeLogFormat.maximumCounter else {
+                throw reader.corrupt("a causal length is beyond the range a replica counts to")
+            }
             let versionCount = try reader.count(limit: columnCount + 1)
             guard versionCount > 0 else { throw reader.corrupt("a row has no version") }
             var versions: [ColumnVersion] = []
@@ -222,9 +229,12 @@ private struct PartialLog {
                     throw reader.corrupt("a timestamp is beyond the clock's range")
                 }
                 let number = try reader.count(limit: sites.count - 1)
+                let sequence = try reader.varint()
+                guard sequence <= ChangeLogFormat.maximumCounter else {
+                    throw reader.corrupt("a sequence number is beyond the range a replica counts to")
+                }
                 let version = ColumnVersion(
-                    causalLength: versionLength, timestamp: previousTimestamp, site: sites[number],
-                    sequence: try reader.varint())
+                    causalLength: versionLength, timestamp: previousTimestamp, site: sites[number], sequence: sequence)
                 if versionCount == 1, lastVersions.count == 1, lastVersions[0] == version {
                     versions = lastVersions  // no allocation: the previous row's array
                     break
