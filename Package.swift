@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // The API reference: `swift package generate-documentation` (scripts/docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Seeded property-based tests with shrinking (the value rules' differential test).
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // The backend-agnostic core: models, schema, values, queries, the Store and the Driver protocol.
@@ -138,6 +140,7 @@ let package = Package(
                 "SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher", "SharkSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/SharkConformanceTests"
         ),

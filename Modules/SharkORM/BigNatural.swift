@@ -185,6 +185,50 @@ package struct BigNatural: Sendable, Hashable, Comparable {
         return remainder
     }
 
+    /// The product with another number (schoolbook: the operands here have a few limbs).
+    package func multiplied(by other: BigNatural) -> BigNatural {
+        guard !isZero, !other.isZero else { return BigNatural() }
+        var result = [UInt64](repeating: 0, count: limbs.count + other.limbs.count)
+        for (i, a) in limbs.enumerated() {
+            var carry: UInt64 = 0
+            for (j, b) in other.limbs.enumerated() {
+                let (high, low) = a.multipliedFullWidth(by: b)
+                let (sum1, overflow1) = result[i + j].addingReportingOverflow(low)
+                let (sum2, overflow2) = sum1.addingReportingOverflow(carry)
+                result[i + j] = sum2
+                carry = high &+ (overflow1 ? 1 : 0) &+ (overflow2 ? 1 : 0)
+            }
+            result[i + other.limbs.count] = carry
+        }
+        var product = BigNatural()
+        product.limbs = result
+        product.trim()
+        return product
+    }
+
+    /// The quotient and remainder of dividing by a non-zero number, bit by bit (the numbers
+    /// here are a few hundred bits at most).
+    package func quotientAndRemainder(dividingBy divisor: BigNatural) -> (quotient: BigNatural, remainder: BigNatural) {
+        precondition(!divisor.isZero, "BigNatural division by zero")
+        if let word = divisor.word {
+            var quotient = self
+            let remainder = quotient.divide(by: word)
+            return (quotient, BigNatural(remainder))
+        }
+        var quotient = BigNatural()
+        var remainder = BigNatural()
+        for index in stride(from: bitWidth - 1, through: 0, by: -1) {
+            remainder = remainder.shiftedLeft(by: 1)
+            if bit(index) { remainder.add(1) }
+            quotient = quotient.shiftedLeft(by: 1)
+            if !(remainder < divisor) {
+                remainder.subtract(divisor)
+                quotient.add(1)
+            }
+        }
+        return (quotient, remainder)
+    }
+
     package func shiftedLeft(by shift: Int) -> BigNatural {
         guard !isZero, shift > 0 else { return self }
         var result = BigNatural()

@@ -149,6 +149,27 @@ package struct ExactDecimal: Sendable, Hashable {
         }
     }
 
+    /// The exact product.
+    package func multiplied(by other: ExactDecimal) -> ExactDecimal {
+        ExactDecimal(
+            isNegative: isNegative != other.isNegative, magnitude: magnitude.multiplied(by: other.magnitude),
+            exponent: exponent + other.exponent)
+    }
+
+    /// This number divided by a non-zero `divisor`, rounded to a `Decimal` (half to even).
+    package func divided(by divisor: ExactDecimal) throws(SharkError) -> Decimal {
+        // Scaled so the quotient has more digits than a Decimal keeps; the remainder is the
+        // sticky part below them.
+        let extra = max(0, 42 - magnitude.decimalDigits.count + divisor.magnitude.decimalDigits.count)
+        var scaled = magnitude
+        scaled.multiply(byPowerOfTen: extra)
+        let (quotient, remainder) = scaled.quotientAndRemainder(dividingBy: divisor.magnitude)
+        return try ExactDecimal(
+            isNegative: isNegative != divisor.isNegative, magnitude: quotient,
+            exponent: exponent - divisor.exponent - extra
+        ).rounded(sticky: !remainder.isZero)
+    }
+
     /// This number divided by `count`, rounded to a `Decimal` (half to even).
     package func divided(by count: Int) throws(SharkError) -> Decimal {
         guard count > 1 else { return try rounded() }

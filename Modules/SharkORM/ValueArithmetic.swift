@@ -8,8 +8,8 @@ import Foundation
 /// - Two integers give the exact integer, or ``SharkError/invalidValue(_:)`` when it leaves
 ///   the 64-bit range (SQLite's own `+` would turn it into an approximate real).
 /// - A decimal operand (stored decimal text) makes it decimal arithmetic: both operands as
-///   Foundation `Decimal`s (an integer exactly, a real as its shortest decimal form), and
-///   Foundation's result; an error when it leaves `Decimal`'s range.
+///   `Decimal`s (an integer exactly, a real as its shortest decimal form), and the exact
+///   result rounded once to a `Decimal` (ties to even); an error beyond `Decimal`'s range.
 /// - Otherwise reals: IEEE arithmetic; a result that is not a number (∞ − ∞) is NULL.
 /// - Division or remainder by zero is an error, for every kind of number. Integer division
 ///   truncates; the remainder takes the dividend's sign; a real remainder is `fmod`.
@@ -95,26 +95,42 @@ package enum ValueArithmetic {
 
     // MARK: Decimals
 
+    /// Decimal arithmetic: the exact result, rounded once to the nearest `Decimal` (ties to
+    /// even) when it has more digits than one holds, an error beyond `Decimal`'s range.
+    ///
+    /// Computed here rather than with Foundation's `NSDecimalAdd`… : where the exact result is
+    /// a `Decimal`, as in nearly every practical case, both agree; but swift-foundation (Swift
+    /// 6.3) traps multiplying two numbers below about 1e-100, and returns 0 for some
+    /// products near 1e-80, which a query over stored values must never do.
     package static func decimal(_ op: ArithmeticOperator, _ a: Decimal, _ b: Decimal) throws(SharkError) -> Decimal {
-        var result = Decimal()
-        var lhs = a
-        var rhs = b
-        let error: NSDecimalNumber.CalculationError
+        var lhs = ExactDecimal(a)
+        let rhs = ExactDecimal(b)
         switch op {
-        case .add: error = NSDecimalAdd(&result, &lhs, &rhs, .plain)
-        case .subtract: error = NSDecimalSubtract(&result, &lhs, &rhs, .plain)
-        case .multiply: error = NSDecimalMultiply(&result, &lhs, &rhs, .plain)
+        case .add:
+            lhs.add(rhs)
+            return try checked(lhs.rounded(), op, a, b)
+        case .subtract:
+            lhs.add(ExactDecimal(isNegative: !rhs.isNegative, magnitude: rhs.magnitude, exponent: rhs.exponent))
+            return try checked(lhs.rounded(), op, a, b)
+        case .multiply:
+            return try checked(lhs.multiplied(by: rhs).rounded(), op, a, b)
         case .divide:
-            guard b != 0 else { throw divisionByZero(op, .text(a.description)) }
-            error = NSDecimalDivide(&result, &lhs, &rhs, .plain)
+            guard !rhs.magnitude.isZero else { throw divisionByZero(op, .text(a.description)) }
+            return try checked(lhs.divided(by: rhs), op, a, b)
         case .remainder:
             throw SharkError.invalidQuery("% takes integers or reals, not decimals")
         }
-        guard error != .overflow, error != .divideByZero, !result.isNaN else {
+    }
+
+    /// `result`, or the overflow error naming the operation.
+    private static func checked(
+        _ result: @autoclosure () throws(SharkError) -> Decimal, _ op: ArithmeticOperator, _ a: Decimal, _ b: Decimal
+    ) throws(SharkError) -> Decimal {
+        do {
+            return try result()
+        } catch {
             throw SharkError.invalidValue("decimal overflow: \(a) \(op.rawValue) \(b) is beyond Decimal's range")
         }
-        // An underflow rounds to zero, as Foundation does.
-        return result
     }
 
     /// A number as a `Decimal`: decimal text, an integer exactly, a real by its shortest form.

@@ -59,7 +59,9 @@ enum ChangeLogWriter {
             header.append(varint: sites.count)
             for site in sites {
                 header.append(varint: siteNumbers[site]!)
-                header.append(varint: vector[site])
+                // No replica counts past the format's bound, so a vector claiming more (a peer's
+                // `since` taken from anywhere) means as much at the bound, which readers accept.
+                header.append(varint: min(vector[site], ChangeLogFormat.maximumCounter))
             }
         }
         header.append(varint: log.entities.count)
