@@ -4,6 +4,8 @@ import PackageDescription
 
 let package = Package(
     name: "SharkORM",
+    // Deployment minimums for Apple platforms, not a claim of support: what is built and tested
+    // is Linux (README.md, "Platforms").
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "SharkORM", targets: ["SharkORM"]),
@@ -14,14 +16,16 @@ let package = Package(
         // For driver authors and benchmarks in other packages: the sqlite3 function table and its
         // loader. (The Swift driver API is `@_spi(SharkDriver)` in SharkORM.)
         .library(name: "SharkCSQLite", targets: ["CSQLite"]),
-        .executable(name: "shark-tour", targets: ["SharkTour"]),
         .executable(name: "shark", targets: ["shark"]),
     ],
+    // As wide as the code allows: `from:` never spans a major version, so swift-syntax (one major
+    // a Swift release) and swift-crypto name explicit ranges. scripts/check-lowest-versions.sh
+    // builds a package with each range's lowest version pinned.
     dependencies: [
-        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // The API reference: `swift package generate-documentation` (scripts/docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -105,9 +109,9 @@ let package = Package(
             ],
             path: "Modules/SharkSync"
         ),
-        // The tour: the README's main job.
+        // The tour: the README's main job (an executable of this package only, not a product).
         .executableTarget(
-            name: "SharkTour",
+            name: "shark-tour",
             dependencies: ["SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher", "SharkSync"],
             path: "Examples/SharkTour"
         ),

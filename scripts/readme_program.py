@@ -5,8 +5,9 @@ Usage: readme_program.py README.md OUTPUT_DIRECTORY REPOSITORY [GUIDE.md ...]
 
 - A block whose first line is `// Package.swift` is a manifest fragment: its `.package(...)`
   lines become the package's dependencies and its `.product(...)` lines the executable's,
-  exactly as a reader would paste them. Its path dependency must resolve from
-  OUTPUT_DIRECTORY, so a link named after it is made there, pointing to REPOSITORY.
+  exactly as a reader would paste them, but for the path of a path dependency: it names a
+  link to REPOSITORY whose name is not the README's (nor `SharkORM`), since a reader's
+  checkout may have any name and the fragment must work whatever it is.
 - Every other Swift block, in order, becomes the executable's main.swift: the README's
   blocks are written to run one after the other, as one program.
 - Each GUIDE.md (docs/queries.md, say) becomes one more executable of the same package, named
@@ -40,13 +41,14 @@ def main():
 
     package_dir = os.path.join(output, "ReadmeProgram")
     os.makedirs(os.path.join(package_dir, "Sources", "ReadmeProgram"), exist_ok=True)
-    for dependency in packages:
+    checkout = os.path.abspath(os.path.join(output, "a-checkout-named-otherwise"))
+    if os.path.islink(checkout):
+        os.unlink(checkout)
+    os.symlink(os.path.abspath(repository), checkout)
+    for index, dependency in enumerate(packages):
         path = re.search(r'path:\s*"([^"]+)"', dependency)
         if path:
-            link = os.path.normpath(os.path.join(package_dir, path.group(1)))
-            if os.path.islink(link):
-                os.unlink(link)
-            os.symlink(os.path.abspath(repository), link)
+            packages[index] = dependency.replace(path.group(0), f'path: "{checkout}"')
 
     package_lines = ",\n        ".join(packages)
     product_lines = ",\n                ".join(products)

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, then shows SharkORM at work in under a
-# minute: the tour (models, queries, transactions, live queries on SQLite; the same models on
-# SQLCipher and in memory; sync among the three drivers), the shark command line on the
-# databases the tour left, and a quick shark-bench run that draws its chart.
+# The main job: installs what is missing, builds what it runs (debug: nothing here measures),
+# then shows SharkORM at work in under a minute: the tour (models, queries, transactions, live
+# queries on SQLite; the same models on SQLCipher and in memory; sync among the three
+# drivers) and the shark command line on the databases the tour left. The benchmark is its
+# own command: scripts/bench.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-libraries.sh
 
 echo "== building the tour and the shark command line"
+built=$(date +%s)
 swift build --product shark-tour
 swift build --product shark
-echo "== building shark-bench (release: it measures)"
-swift build -c release --package-path Benchmarks --product shark-bench
+echo "Built in $(($(date +%s) - built)) s."
 
 started=$(date +%s)
 .build/debug/shark-tour "$@"
@@ -30,9 +31,5 @@ echo "\$ SHARK_KEY=… shark query $temporary/shark-tour-tablet.sqlite Postcard 
 SHARK_KEY="tour secret" .build/debug/shark query "$temporary/shark-tour-tablet.sqlite" Postcard --format csv
 
 echo
-echo "== a quick shark-bench: every driver against the raw SQLite C API and GRDB, 10,000 rows"
-mkdir -p .build/tour
-Benchmarks/.build/release/shark-bench --rows 10000 --runs 1 --svg .build/tour/shark-bench.svg --json .build/tour/shark-bench.json
-echo
-echo "The chart: .build/tour/shark-bench.svg (the full run's: docs/benchmarks.svg)."
-echo "Done in $(($(date +%s) - started)) s after the build."
+echo "Done in $(($(date +%s) - started)) s after the build. Next: bash scripts/test.sh (every test),"
+echo "bash scripts/bench.sh (the drivers against the raw SQLite C API and GRDB)."

@@ -2,7 +2,7 @@
 // models encrypted on SQLCipher and in memory, then sync among three stores on the three
 // drivers.
 //
-//     bash scripts/tour.sh      (the tour, then the shark command line and shark-bench)
+//     bash scripts/tour.sh      (the tour, then the shark command line on its databases)
 //     swift run shark-tour      (the tour alone)
 //
 // Every statement the SQLite store runs is printed (arguments redacted), with its duration,

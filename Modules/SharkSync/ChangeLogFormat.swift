@@ -76,7 +76,7 @@ public struct ChangeLogLimits: Sendable, Hashable {
 /// try other.importChanges(from: file, key: key)
 /// ```
 public struct ChangeLogKey: Sendable {
-    let key: SymmetricKey
+    let key: SealingKey
 
     /// A key from 32 bytes (256 bits) you keep elsewhere; throws for any other length.
     public init(bytes: some ContiguousBytes) throws(SyncError) {
@@ -84,24 +84,35 @@ public struct ChangeLogKey: Sendable {
         guard key.bitCount == 256 else {
             throw .keyMismatch("a change-log key has 32 bytes, this one has \(key.bitCount / 8)")
         }
-        self.key = key
+        self.key = SealingKey(key)
     }
 
     /// A new random key.
     public static func random() -> ChangeLogKey {
-        ChangeLogKey(key: SymmetricKey(size: .bits256))
+        ChangeLogKey(key: SealingKey(SymmetricKey(size: .bits256)))
     }
 
-    private init(key: SymmetricKey) { self.key = key }
+    private init(key: SealingKey) { self.key = key }
 
     /// The key's 32 bytes, to store.
-    public var bytes: Data { key.withUnsafeBytes { Data($0) } }
+    public var bytes: Data { key.symmetric.withUnsafeBytes { Data($0) } }
 
     /// The key of one file: derived from this one and the file's id, so that no two files
     /// share a key (and AES-GCM's random nonces never meet twice under one key).
-    func fileKey(_ fileID: UUID) -> SymmetricKey {
+    func fileKey(_ fileID: UUID) -> SealingKey {
         let salt = withUnsafeBytes(of: fileID.uuid) { Data($0) }
-        return HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: key, salt: salt, info: Data("SharkORM change log".utf8), outputByteCount: 32)
+        return SealingKey(
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: key.symmetric, salt: salt, info: Data("SharkORM change log".utf8),
+                outputByteCount: 32))
     }
+}
+
+/// A `SymmetricKey` that crosses threads (frames are sealed and opened in parallel). The key
+/// is an immutable value; swift-crypto 4 declares it `Sendable`, 3.x, which the package also
+/// builds with, does not.
+struct SealingKey: @unchecked Sendable {
+    let symmetric: SymmetricKey
+
+    init(_ symmetric: SymmetricKey) { self.symmetric = symmetric }
 }

@@ -51,7 +51,7 @@ enum ChangeLogReader {
         }
 
         let headerDigest = Array(SHA256.hash(data: headerBytes))
-        var fileKey: SymmetricKey?
+        var fileKey: SealingKey?
         switch (encrypted, key) {
         case (true, nil): throw .keyMismatch("the change log is encrypted: give its key")
         case (false, .some): throw .keyMismatch("the change log is not encrypted, yet a key was given")
@@ -105,12 +105,12 @@ enum ChangeLogReader {
         return log.changeLog
     }
 
-    private static func open(_ sealed: [UInt8], key: SymmetricKey, authenticating context: [UInt8]) throws(SyncError)
+    private static func open(_ sealed: [UInt8], key: SealingKey, authenticating context: [UInt8]) throws(SyncError)
         -> [UInt8]
     {
         do {
             let box = try AES.GCM.SealedBox(combined: sealed)
-            return Array(try AES.GCM.open(box, using: key, authenticating: context))
+            return Array(try AES.GCM.open(box, using: key.symmetric, authenticating: context))
         } catch {
             throw .wrongKey
         }

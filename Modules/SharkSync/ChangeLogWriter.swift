@@ -117,11 +117,11 @@ enum ChangeLogWriter {
     }
 
     /// AES-GCM, stored as nonce, ciphertext and tag.
-    static func seal(_ bytes: [UInt8], key: SymmetricKey, authenticating context: [UInt8]) throws(SyncError)
+    static func seal(_ bytes: [UInt8], key: SealingKey, authenticating context: [UInt8]) throws(SyncError)
         -> [UInt8]
     {
         do {
-            let box = try AES.GCM.seal(bytes, using: key, authenticating: context)
+            let box = try AES.GCM.seal(bytes, using: key.symmetric, authenticating: context)
             guard let combined = box.combined else { throw SyncError.misuse("AES-GCM gave no combined box") }
             return Array(combined)
         } catch let error as SyncError {

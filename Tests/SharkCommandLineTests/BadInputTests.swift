@@ -164,12 +164,48 @@ struct AwkwardInputTests {
 
     @Test("bench without shark-bench built says how to build it: exit 69")
     func benchUnavailable() throws {
+        // A copy of shark outside any checkout, so that no shark-bench is found near it.
         let directory = try Fixtures.directory()
+        let shark = directory.appendingPathComponent("shark")
+        try FileManager.default.copyItem(at: SharkProcess.executable, to: shark)
         let result = try SharkProcess.run(
-            ["bench", "--rows", "10"], environment: ["PATH": "/usr/bin:/bin"], in: directory)
+            ["bench", "--rows", "10"], environment: ["PATH": "/usr/bin:/bin"], in: directory, executable: shark)
         #expect(result.status == 69, "\(result.error)")
         #expect(result.errorLines.count == 1)
         #expect(result.error.contains("swift build -c release --package-path Benchmarks"))
+    }
+
+    @Test("bench finds the shark-bench of shark's own checkout from any directory")
+    func benchFromAnyDirectory() throws {
+        // A checkout's layout: shark in .build/debug, shark-bench (a stand-in script that
+        // prints its arguments) in Benchmarks/.build/release.
+        let checkout = try Fixtures.directory()
+        let debug = checkout.appendingPathComponent(".build/debug")
+        let release = checkout.appendingPathComponent("Benchmarks/.build/release")
+        try FileManager.default.createDirectory(at: debug, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: release, withIntermediateDirectories: true)
+        try Data("// swift-tools-version: 6.1\n".utf8).write(
+            to: checkout.appendingPathComponent("Benchmarks/Package.swift"))
+        let shark = debug.appendingPathComponent("shark")
+        try FileManager.default.copyItem(at: SharkProcess.executable, to: shark)
+        let benchmark = release.appendingPathComponent("shark-bench")
+        try Data("#!/bin/sh\necho \"stand-in shark-bench $*\"\n".utf8).write(to: benchmark)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: benchmark.path)
+
+        let elsewhere = try Fixtures.directory()
+        let result = try SharkProcess.run(
+            ["bench", "--rows", "10"], environment: ["PATH": "/usr/bin:/bin"], in: elsewhere, executable: shark)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output == "stand-in shark-bench --rows 10\n")
+
+        // Without it, the way to build it names that checkout's Benchmarks package.
+        try FileManager.default.removeItem(at: benchmark)
+        let missing = try SharkProcess.run(
+            ["bench", "--rows", "10"], environment: ["PATH": "/usr/bin:/bin"], in: elsewhere, executable: shark)
+        #expect(missing.status == 69)
+        #expect(
+            missing.error.contains(
+                "--package-path \(checkout.appendingPathComponent("Benchmarks").standardizedFileURL.path)"))
     }
 
     @Test("export refuses to write over the database it reads")

@@ -27,10 +27,11 @@ struct SharkProcess {
         return package.appendingPathComponent(".build/debug/shark")
     }()
 
-    /// Runs `shark arguments…` with `environment` added to a clean environment (no key
+    /// Runs `shark arguments…` (or another copy of it) with `environment` added to a clean environment (no key
     /// variables inherited), no terminal, and `input` on standard input.
     static func run(
-        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, in directory: URL? = nil
+        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, in directory: URL? = nil,
+        executable: URL = Self.executable
     ) throws -> Result {
         let process = Process()
         process.executableURL = executable

@@ -28,8 +28,9 @@ struct BenchCommand: ParsableCommand {
         }
         try reportingFailures {
             guard let benchmark = Self.locate() else {
+                let package = Self.checkout().map { $0.appendingPathComponent("Benchmarks").path } ?? "Benchmarks"
                 throw CommandFailure(
-                    "shark-bench is not built: run swift build -c release --package-path Benchmarks, then shark bench again",
+                    "shark-bench is not built: run swift build -c release --package-path \(package), then shark bench again",
                     exitCode: CommandFailure.unavailable)
             }
             let process = Process()
@@ -41,15 +42,48 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    /// shark-bench beside this executable, in the Benchmarks package's release build under the
-    /// current directory, or on the PATH.
+    /// shark-bench beside this executable, in the release build of the Benchmarks package of
+    /// the checkout this executable was built in (found by walking up from it, so `shark bench`
+    /// works from any directory), of a checkout the current directory is in, or on the PATH.
     static func locate() -> URL? {
-        var candidates: [String] = []
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("shark-bench").path)
-        candidates.append(FileManager.default.currentDirectoryPath + "/Benchmarks/.build/release/shark-bench")
+        candidates().first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    static func candidates() -> [URL] {
+        let folder = executable.deletingLastPathComponent()
+        var candidates = [folder.appendingPathComponent("shark-bench")]
+        let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        for start in [folder, current] {
+            candidates += ancestors(of: start).map {
+                $0.appendingPathComponent("Benchmarks/.build/release/shark-bench")
+            }
+        }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        candidates += path.split(separator: ":").map { "\($0)/shark-bench" }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }.map(URL.init(fileURLWithPath:))
+        candidates += path.split(separator: ":").map { URL(fileURLWithPath: "\($0)/shark-bench") }
+        return candidates
+    }
+
+    /// The checkout this executable was built in, if it was: the nearest folder above it that
+    /// holds Benchmarks/Package.swift.
+    static func checkout() -> URL? {
+        return ancestors(of: executable.deletingLastPathComponent()).first {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("Benchmarks/Package.swift").path)
+        }
+    }
+
+    /// This executable, its symbolic links resolved: a link to it on the PATH still finds its checkout.
+    private static var executable: URL {
+        (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath()
+    }
+
+    private static func ancestors(of folder: URL) -> [URL] {
+        var folders: [URL] = []
+        var current = folder.standardizedFileURL
+        while true {
+            folders.append(current)
+            let parent = current.deletingLastPathComponent()
+            if parent.path == current.path || folders.count > 64 { return folders }
+            current = parent
+        }
     }
 }

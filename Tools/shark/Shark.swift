@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SharkORM
 
 /// `shark`: SharkORM database files and change logs, without the app's model types. Everything
 /// it shows comes from the schemas and logical types each database records.
@@ -25,7 +26,7 @@ struct Shark: ParsableCommand {
             log, another lineage); 66 a missing input file; 69 a needed tool is missing; 73 the \
             output file exists; 74 an I/O error; 77 a missing or wrong key.
             """,
-        version: "0.1.0",
+        version: sharkORMVersion,
         subcommands: [
             InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, InspectCommand.self,
             VerifyCommand.self, EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, BenchCommand.self,

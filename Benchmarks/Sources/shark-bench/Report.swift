@@ -23,11 +23,24 @@ struct Report {
         return value / base
     }
 
+    /// What a short or debug run says of itself: its numbers are indicative, and differences
+    /// inside the spread are noise, not findings.
+    var shortRunCaution: String? {
+        var reasons: [String] = []
+        if rows < 100_000 { reasons.append("\(rows) rows") }
+        if runs < 5 { reasons.append(runs < 3 ? "\(runs) repetition(s), too few for a spread" : "\(runs) repetitions") }
+        if SharkStoreRuns.isDebugBuild { reasons.append("a debug build") }
+        guard !reasons.isEmpty else { return nil }
+        return "INDICATIVE ONLY (\(reasons.joined(separator: ", "))): a difference inside the spread is noise, "
+            + "not a finding. Measurements: --rows 100000 --runs 5, release build (docs/benchmarks.md)."
+    }
+
     func render(sqliteVersion: String, peakMemory: [BackendKind: Int] = [:]) -> String {
         var lines: [String] = []
         lines.append(
             "\(rows) rows × 10 columns, ranges of \(rangeWidth) rows, SQLite \(sqliteVersion), median of \(runs) "
                 + "interleaved repetitions, order rotated (\(SharkStoreRuns.buildDescription))")
+        if let caution = shortRunCaution { lines.append(caution) }
         lines.append("")
         lines.append("Milliseconds (median), and the ratio to raw C SQLite in the same run:")
         lines.append("")

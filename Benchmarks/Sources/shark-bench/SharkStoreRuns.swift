@@ -11,6 +11,14 @@ enum SharkStoreRuns {
     static let kinds: [BackendKind] = [.sharkSQLite, .sharkSQLCipher, .sharkMemory]
 
     /// "release build", or a reminder to measure one.
+    static var isDebugBuild: Bool {
+        #if DEBUG
+            true
+        #else
+            false
+        #endif
+    }
+
     static var buildDescription: String {
         #if DEBUG
             "debug build: measure a release build"
