@@ -111,10 +111,20 @@
     /// with a log that readers keep from shrinking (SQLite's write-ahead log) folds it back into
     /// the database and starts it over. The default does nothing.
     func restartLog() throws
+
+    /// The schema of a table (or view) of the file that SharkORM holds no record of, read
+    /// from the engine itself, so that row calls and tools read databases other programs
+    /// made; nil when there is no such table. Its key is the table's primary key (the first
+    /// column of a composite one), else SQLite's `rowid`, else, for a view, its first
+    /// column. Logical types are unknown: values read as stored. The default: nil (an
+    /// engine whose every table SharkORM made).
+    func unrecordedSchema(of table: String) throws -> EntitySchema?
 }
 
 @_spi(SharkDriver) extension DriverConnection {
     public func restartLog() throws {}
+
+    public func unrecordedSchema(of table: String) throws -> EntitySchema? { nil }
 
     public func insert<Source: RowSource>(_ sources: [Source], schema: EntitySchema, includingKey: Bool) throws
         -> [Int64]

@@ -95,6 +95,7 @@ final class RegionRecordingConnection: DriverConnection {
 
     func apply(_ schema: EntitySchema) throws { try base.apply(schema) }
     func recordedSchemas() throws -> [EntitySchema] { try base.recordedSchemas() }
+    func unrecordedSchema(of table: String) throws -> EntitySchema? { try base.unrecordedSchema(of: table) }
     func beginTransaction() throws { try base.beginTransaction() }
     func commitTransaction() throws { try base.commitTransaction() }
     func rollbackTransaction() throws { try base.rollbackTransaction() }

@@ -53,7 +53,42 @@ extension Store {
         return schema
     }
 
-    /// The rows of `entity` that `predicate` matches, in `ordering` (then key) order.
+    /// The schema rows of `entity` are read by: its recorded one, or, for a table or view of
+    /// the file SharkORM holds no record of (another program's), the one its engine describes
+    /// (see ``unrecordedSchema(of:)``); throws ``SharkError/invalidModel(entity:reason:)`` when
+    /// there is neither.
+    ///
+    /// ```swift
+    /// let schema = try store.readableSchema(of: "Person")
+    /// print(schema.columns.map(\.name))
+    /// ```
+    public func readableSchema(of entity: String) throws -> EntitySchema {
+        do {
+            return try recordedSchema(of: entity)
+        } catch SharkError.invalidModel {
+            if let schema = try unrecordedSchema(of: entity) { return schema }
+            throw SharkError.invalidModel(entity: entity, reason: "this store has no such entity or table")
+        }
+    }
+
+    /// The schema of a table or view of the file that SharkORM holds no record of, as the
+    /// engine describes it: its columns' storage classes from their declared types, no
+    /// logical types (values read as stored), and as key the table's primary key (the first
+    /// column of a composite one), else SQLite's `rowid`, else, for a view, its first column.
+    /// Nil when there is no such table, and always on engines whose every table SharkORM
+    /// made (memory).
+    ///
+    /// ```swift
+    /// if let legacy = try store.unrecordedSchema(of: "legacy_orders") {
+    ///     print(legacy.columns.map(\.name))
+    /// }
+    /// ```
+    public func unrecordedSchema(of table: String) throws -> EntitySchema? {
+        try withReader { try $0.unrecordedSchema(of: table) }
+    }
+
+    /// The rows of `entity` that `predicate` matches, in `ordering` (then key) order. A table
+    /// SharkORM did not make is read too, by ``readableSchema(of:)``.
     ///
     /// ```swift
     /// let adults = try store.fetchRows(of: "Person", where: .comparison(.greaterOrEqual, .column("age"), .value(18)))
@@ -63,7 +98,7 @@ extension Store {
         of entity: String, where predicate: QueryExpression? = nil, orderedBy ordering: [Ordering] = [],
         limit: Int? = nil, offset: Int? = nil
     ) throws -> [StoredRow] {
-        let schema = try recordedSchema(of: entity)
+        let schema = try readableSchema(of: entity)
         var query = EntityQuery(entity: schema.name)
         if let predicate {
             if let problem = predicate.problem { throw problem }

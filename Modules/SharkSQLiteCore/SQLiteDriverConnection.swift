@@ -11,8 +11,25 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     /// object, and comparing a schema with itself is cheaper than hashing its name.
     private var lastStatements: EntityStatements?
 
-    package init(_ connection: SQLiteConnection) {
+    /// For the writer of a writable store: nothing is written to the file until the app
+    /// writes. Tables SharkORM did not create that models read as they are wait to be adopted
+    /// (recorded, indexed) inside the app's first write transaction, and the switch to WAL
+    /// follows the first write that succeeds: opening someone else's database and reading it
+    /// leaves it byte for byte as it was, and a write that fails (an adoption refused) leaves
+    /// it as it was too.
+    private let writesLazily: Bool
+    /// Whether the file is known to be in WAL mode.
+    private var isInWAL = false
+    /// Tables SharkORM did not create that models read as they are, to adopt in the next
+    /// write transaction, by entity name.
+    private var pendingAdoptions: [String: EntitySchema] = [:]
+    /// The adoptions of the open transaction: pending again if it rolls back.
+    private var adoptedInTransaction: [String: EntitySchema] = [:]
+
+    /// - Parameter writesLazily: the writer of a writable store (see `writesLazily`).
+    package init(_ connection: SQLiteConnection, writesLazily: Bool = false) {
         self.connection = connection
+        self.writesLazily = writesLazily
     }
 
     private func statements(for schema: EntitySchema) -> EntityStatements {
@@ -37,15 +54,63 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     }
 
     package func apply(_ schema: EntitySchema) throws {
-        try SchemaMigrator(connection: connection).apply(schema)
+        // Inside a transaction the app is writing already: adopt at once.
+        let outsideTransaction = connection.isAutocommit
+        let outcome = try SchemaMigrator(connection: connection).apply(
+            schema, adoptsLater: writesLazily && outsideTransaction)
+        switch outcome {
+        case .readableAsIs:
+            pendingAdoptions[schema.name] = schema
+        case .changed, .unchanged:
+            pendingAdoptions.removeValue(forKey: schema.name)
+        }
         // A migration finalizes every cached statement (they may name a rebuilt table), so
         // forget the prepared statements of every entity.
         forgetStatements()
+        if case .changed = outcome, outsideTransaction { try switchToWAL() }
     }
 
-    package func beginTransaction() throws { try connection.execute("BEGIN IMMEDIATE") }
-    package func commitTransaction() throws { try connection.execute("COMMIT") }
-    package func rollbackTransaction() throws { try connection.execute("ROLLBACK") }
+    package func beginTransaction() throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        guard !pendingAdoptions.isEmpty else { return }
+        do {
+            for name in pendingAdoptions.keys.sorted() {
+                guard let schema = pendingAdoptions[name] else { continue }
+                _ = try SchemaMigrator(connection: connection).apply(schema)
+                adoptedInTransaction[name] = schema
+                pendingAdoptions.removeValue(forKey: name)
+            }
+            forgetStatements()
+        } catch {
+            try? connection.execute("ROLLBACK")
+            pendingAdoptions.merge(adoptedInTransaction) { pending, _ in pending }
+            adoptedInTransaction.removeAll()
+            throw error
+        }
+    }
+
+    /// After the first write that succeeded: the file goes to WAL (readers then never wait
+    /// for the writer) with `synchronous=NORMAL` (safe in WAL, not with a rollback journal).
+    func switchToWAL() throws {
+        guard writesLazily, !isInWAL else { return }
+        if try connection.scalar("PRAGMA journal_mode")?.coercedToText().lowercased() != "wal" {
+            try connection.execute("PRAGMA journal_mode = WAL")
+        }
+        try connection.execute("PRAGMA synchronous = NORMAL")
+        isInWAL = true
+    }
+
+    package func commitTransaction() throws {
+        try connection.execute("COMMIT")
+        adoptedInTransaction.removeAll()
+        try switchToWAL()
+    }
+
+    package func rollbackTransaction() throws {
+        pendingAdoptions.merge(adoptedInTransaction) { pending, _ in pending }
+        adoptedInTransaction.removeAll()
+        try connection.execute("ROLLBACK")
+    }
     package func createSavepoint(_ name: String) throws { try connection.execute("SAVEPOINT \(name)") }
     package func releaseSavepoint(_ name: String) throws { try connection.execute("RELEASE \(name)") }
     package func rollbackToSavepoint(_ name: String) throws { try connection.execute("ROLLBACK TO \(name)") }
@@ -65,6 +130,10 @@ package final class SQLiteDriverConnection: RawSQLConnection {
 
     package func recordedSchemas() throws -> [EntitySchema] {
         try SchemaMigrator(connection: connection).recordedSchemas()
+    }
+
+    package func unrecordedSchema(of table: String) throws -> EntitySchema? {
+        try SchemaMigrator(connection: connection).readableSchema(of: table)
     }
 
     package func insert<Source: RowSource>(_ object: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64?
@@ -270,6 +339,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
 
     package func executeRaw(_ sql: String, arguments: [Value], protecting protected: Set<String>) throws -> RawResult {
         let statement = try connection.prepareSingleStatement(sql)
+        let writesOnItsOwn = (!statement.writtenTables.isEmpty || statement.changesSchema) && connection.isAutocommit
         let foldedProtected = Set(protected.map(EntitySchema.folded))
         if let refused = statement.writtenTables.sorted().first(where: {
             foldedProtected.contains(EntitySchema.folded($0))
@@ -294,6 +364,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         // A new trigger or foreign key changes which statements are safe to prepare (see
         // `EntityStatements.update`).
         if statement.changesSchema { forgetStatements() }
+        if writesOnItsOwn { try switchToWAL() }
         return result
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 
 /// A ``Driver`` over SQLite-compatible databases: one writer connection and a pool of
-/// readers, all on one file in WAL mode, so reads never wait for writes and see only
-/// committed data.
+/// readers, all on one file in WAL mode (from the first write on: opening a file changes
+/// nothing in it), so reads never wait for writes and see only committed data.
 ///
 /// Shared by the SQLite and SQLCipher drivers, which differ only in the library they load and
 /// in how a new connection is set up (`configure`, where SQLCipher keys it).
@@ -25,7 +25,8 @@ package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
     /// Whether the file was opened read-only: nothing this driver does writes to it.
     package let isReadOnly: Bool
 
-    /// Opens the database at `path` (creating it), in WAL mode with `synchronous=NORMAL`.
+    /// Opens the database at `path` (creating it); the first write switches it to WAL mode with
+    /// `synchronous=NORMAL`.
     ///
     /// - Parameters:
     ///   - maximumReaders: how many reader connections may be open at once.
@@ -48,6 +49,10 @@ package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
         self.removesFileOnClose = removesFileOnClose
         isReadOnly = readOnly
         var access = FileAccess.readWrite
+        // A new (missing or empty) file has nothing to keep as it was: it is set up at once,
+        // which an encrypted one needs (its salt, in the first page, must exist before any
+        // reader opens, or each reader would make up its own).
+        let isNew = ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) == 0
         if readOnly {
             // Read-only never creates: a missing file is an error, not an empty database.
             guard FileManager.default.fileExists(atPath: path) else { throw SharkError.fileNotFound(path: path) }
@@ -62,13 +67,17 @@ package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
                 // The first statement to read the file: a file that is not a database fails here.
                 _ = try connection.scalar("SELECT count(*) FROM sqlite_master")
             } else {
-                // The first statement to read the file: a file that is not a database fails here.
-                try connection.execute("PRAGMA journal_mode = WAL")
-                try connection.execute("PRAGMA synchronous = NORMAL")
+                // The first statement to read the file: a file that is not a database fails
+                // here. Nothing is written until the app writes: the switch to WAL follows
+                // the first write (`SQLiteDriverConnection.switchToWAL`), and until then the
+                // rollback journal's safe setting holds.
+                _ = try connection.scalar("SELECT count(*) FROM sqlite_master")
+                try connection.execute("PRAGMA synchronous = FULL")
             }
             try connection.execute("PRAGMA foreign_keys = ON")
         }
-        writerConnection = SQLiteDriverConnection(writer)
+        writerConnection = SQLiteDriverConnection(writer, writesLazily: !readOnly)
+        if isNew && !readOnly { try writerConnection.switchToWAL() }
         pool = ReaderPool(capacity: maximumReaders) { [library, tracer] in
             let reader = try SQLiteConnection(path: path, library: library, access: access, tracer: tracer) {
                 connection in

@@ -20,29 +20,60 @@ struct SchemaMigrator {
 
     let connection: SQLiteConnection
 
-    func apply(_ schema: EntitySchema) throws {
-        // Only created when missing (not `IF NOT EXISTS` every time): applying a schema the
-        // file already has then writes nothing, so it works on a read-only store.
-        if try !tableExists(Self.metadataTable) {
-            try connection.execute(
-                """
-                CREATE TABLE IF NOT EXISTS \(Self.metadataTable) (\
-                entity TEXT PRIMARY KEY NOT NULL, definition TEXT NOT NULL, applied_at REAL NOT NULL)
-                """)
-        }
-        let recorded = try recordedSchema(of: schema.name)
-        if recorded == schema { return }
+    /// What applying a schema came to.
+    enum Outcome {
+        /// The file already held the schema as recorded: nothing was written.
+        case unchanged
+        /// Tables, indexes or the record were written.
+        case changed
+        /// A table SharkORM has no record of reads through the model as it is; nothing was
+        /// written. A writable store adopts it (records it, adds its indexes) at its first
+        /// write; a read-only store never does.
+        case readableAsIs
+    }
+
+    /// Applies `schema`, or finds that the file reads through it as it is.
+    ///
+    /// - Parameters:
+    ///   - adoptsLater: a table SharkORM did not create, whose data the model reads as it is,
+    ///     is left untouched (`readableAsIs`) rather than adopted now: opening someone else's
+    ///     database and reading it changes nothing in it. A read-only connection always
+    ///     reads such tables as they are.
+    func apply(_ schema: EntitySchema, adoptsLater: Bool = false) throws -> Outcome {
+        let hasRecords = try tableExists(Self.metadataTable)
+        let recorded = hasRecords ? try recordedSchema(of: schema.name) : nil
+        if recorded == schema { return .unchanged }
+        let isReadOnly = try connection.scalar("PRAGMA query_only")?.coercedToInt64() == 1
         // A record that differs only in what it says of the values (integer widths, recorded
         // since) needs nothing of the table: a read-only store reads it as it is.
-        if let recorded, recorded.differsOnlyInDescription(from: schema),
-            try connection.scalar("PRAGMA query_only")?.coercedToInt64() == 1
-        {
-            return
+        if let recorded, recorded.differsOnlyInDescription(from: schema), isReadOnly { return .unchanged }
+        if recorded == nil, isReadOnly || adoptsLater, try tableExists(schema.name) {
+            let existing = try introspectedSchema(of: schema.name)
+            try checkRanges(from: existing, to: schema)
+            let missing = try checkAdoptable(existing, as: schema, forWriting: !isReadOnly)
+            // Decimals another program wrote are plain text, which compares and orders as
+            // text: a writable store rewrites them in the sortable form on first use, the
+            // one change it makes before the app writes; a read-only store reads them as
+            // they are (docs/architecture.md, "Someone else's database").
+            if try missing.isEmpty && (isReadOnly || !holdsDecimals(existing, as: schema)) { return .readableAsIs }
+            if isReadOnly {
+                throw SharkError.schemaMismatch(
+                    entity: schema.name,
+                    reason: "the table has no column \(missing[0].name), which the model reads; a read-only store "
+                        + "reads tables as they are (open it writable to add the column)")
+            }
         }
-        // One savepoint around the whole change: a refusal or failure leaves nothing behind,
-        // whether or not a transaction is already open.
+        // One savepoint around the whole change, the record's table included: a refusal or
+        // failure leaves the file as it was, whether or not a transaction is already open.
         try connection.execute("SAVEPOINT shark_migration")
         do {
+            if !hasRecords {
+                try connection.execute(
+                    """
+                    CREATE TABLE \(Self.metadataTable) (\
+                    entity TEXT PRIMARY KEY NOT NULL, definition TEXT NOT NULL, applied_at REAL NOT NULL)
+                    """)
+            }
             if try tableExists(schema.name) {
                 if let recorded {
                     try checkRanges(from: recorded, to: schema)
@@ -68,6 +99,7 @@ struct SchemaMigrator {
             throw error
         }
         connection.clearStatementCache()
+        return .changed
     }
 
     // MARK: Tables
@@ -125,6 +157,18 @@ struct SchemaMigrator {
                 _ = try update.run([.text(DecimalText.encode(decimal)), rowKey])
             }
         }
+    }
+
+    /// Whether a column the model reads as a Decimal holds any value in a table SharkORM did
+    /// not write.
+    private func holdsDecimals(_ existing: EntitySchema, as schema: EntitySchema) throws -> Bool {
+        let table = SQLText.identifier(schema.name)
+        for column in schema.columns where column.logicalType == .sortableDecimal {
+            guard existing.columnIndex(named: column.name) != nil else { continue }
+            let name = SQLText.identifier(column.name)
+            if try connection.scalar("SELECT 1 FROM \(table) WHERE \(name) IS NOT NULL LIMIT 1") != nil { return true }
+        }
+        return false
     }
 
     /// Refuses a column whose stored integers its property's type cannot hold (an `Int`
@@ -265,6 +309,18 @@ struct SchemaMigrator {
     /// and what its rows actually hold.
     private func adopt(_ existing: EntitySchema, as schema: EntitySchema) throws {
         let table = SQLText.identifier(schema.name)
+        for column in try checkAdoptable(existing, as: schema, forWriting: true) {
+            try connection.execute("ALTER TABLE \(table) ADD COLUMN \(definition(of: column, isKey: false))")
+        }
+    }
+
+    /// Checks, without writing, that the model can take over `existing`: the same key, and
+    /// every column they share holding values the model reads back unchanged; for writing,
+    /// also that the table's other columns do not stop the model's inserts. Returns the
+    /// model's columns the table lacks.
+    private func checkAdoptable(_ existing: EntitySchema, as schema: EntitySchema, forWriting: Bool) throws
+        -> [ColumnSchema]
+    {
         guard EntitySchema.folded(existing.key.name) == EntitySchema.folded(schema.key.name) else {
             throw SharkError.schemaMismatch(
                 entity: schema.name,
@@ -278,13 +334,15 @@ struct SchemaMigrator {
         }
         let existingColumns = Dictionary(
             existing.columns.map { (EntitySchema.folded($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        var missing: [ColumnSchema] = []
         for (position, column) in schema.columns.enumerated() {
             guard let stored = existingColumns[EntitySchema.folded(column.name)] else {
-                try connection.execute("ALTER TABLE \(table) ADD COLUMN \(definition(of: column, isKey: false))")
+                missing.append(column)
                 continue
             }
             try checkFits(stored, as: column, isKey: position == 0, entity: schema.name)
         }
+        guard forWriting else { return missing }
         let modelColumns = Set(schema.columns.map { EntitySchema.folded($0.name) })
         for column in existing.columns where !modelColumns.contains(EntitySchema.folded(column.name)) {
             if !column.isNullable && column.defaultValue == nil {
@@ -295,6 +353,7 @@ struct SchemaMigrator {
                 )
             }
         }
+        return missing
     }
 
     /// Refuses a column whose stored values the model could not read back as they are.
@@ -437,8 +496,54 @@ struct SchemaMigrator {
         try statement.run([.text(schema.name), .text(json), .real(Date().timeIntervalSince1970)])
     }
 
+    /// The schema of any table or view of the file, for reading it: `introspectedSchema`'s
+    /// where it has one key column; else the first column of a composite key, `rowid` for a
+    /// table without a declared key, the first column for a view. Nil when there is none of
+    /// that name (or it is SQLite's own).
+    func readableSchema(of name: String) throws -> EntitySchema? {
+        let found = try connection.rows(
+            "SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE "
+                + "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'", [.text(name)])
+        guard let object = found.first(where: { $0[0].coercedToText() == name }) ?? found.first else { return nil }
+        let actual = object[0].coercedToText()
+        let isView = object[1].coercedToText() == "view"
+        let info = try connection.rows("PRAGMA table_info(\(SQLText.identifier(actual)))").map { Array($0[1...]) }
+        guard !info.isEmpty else { return nil }
+        let primaryKey = info.filter { $0[4].coercedToInt64() > 0 }.sorted {
+            $0[4].coercedToInt64() < $1[4].coercedToInt64()
+        }
+        if !isView, primaryKey.count == 1 { return try introspectedSchema(of: actual) }
+        var columns = info.map { row in
+            ColumnSchema(
+                name: row[0].coercedToText(), type: Self.affinity(of: row[1].coercedToText()),
+                isNullable: row[2].coercedToInt64() == 0, defaultValue: row[3].isNull ? Value?.none : row[3])
+        }
+        var key: ColumnSchema
+        if let first = primaryKey.first,
+            let position = columns.firstIndex(where: { $0.name == first[0].coercedToText() })
+        {
+            key = columns.remove(at: position)
+        } else if isView {
+            key = columns.removeFirst()
+        } else {
+            key = ColumnSchema(name: "rowid", type: .integer, isNullable: false)
+        }
+        let keyKind: KeyKind = key.type == .text ? .string : key.type == .blob ? .uuid : .autoIncrement
+        return EntitySchema(name: actual, keyKind: keyKind, columns: [key] + columns)
+    }
+
+    /// The storage class SQLite's affinity rules give a declared type (REAL for NUMERIC and
+    /// none, the closest storage class a model has).
+    static func affinity(of declared: String) -> StorageType {
+        let declared = declared.uppercased()
+        if declared.contains("INT") { return .integer }
+        if declared.contains("CHAR") || declared.contains("CLOB") || declared.contains("TEXT") { return .text }
+        if declared.contains("BLOB") { return .blob }
+        return .real
+    }
+
     /// The schema of a table the metadata does not describe, read from SQLite itself.
-    private func introspectedSchema(of name: String) throws -> EntitySchema {
+    func introspectedSchema(of name: String) throws -> EntitySchema {
         // PRAGMA rather than pragma_table_info(): the table-valued form needs SQLite 3.16.
         let info = try connection.rows("PRAGMA table_info(\(SQLText.identifier(name)))").map { Array($0[1...]) }
         if info.filter({ $0[4].coercedToInt64() > 0 }).count > 1 {
@@ -451,16 +556,7 @@ struct SchemaMigrator {
         for row in info {
             let column = row[0].coercedToText()
             let declared = row[1].coercedToText().uppercased()
-            let type: StorageType
-            if declared.contains("INT") {
-                type = .integer
-            } else if declared.contains("CHAR") || declared.contains("CLOB") || declared.contains("TEXT") {
-                type = .text
-            } else if declared.contains("BLOB") {
-                type = .blob
-            } else {
-                type = .real
-            }
+            let type = Self.affinity(of: declared)
             let isPrimaryKey = row[4].coercedToInt64() == 1
             // `INTEGER PRIMARY KEY` is the rowid itself and never NULL, whatever table_info's
             // notnull column says; any other primary key may hold NULLs, as SQLite allows.

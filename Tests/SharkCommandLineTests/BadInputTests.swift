@@ -110,7 +110,7 @@ struct BadInputTests {
         let directory = try Fixtures.directory()
         let path = try Fixtures.plainDatabase(in: directory)
         try expectFailure(
-            ["query", path, "Planet"], status: 64, mentioning: "its entities: Member, Team", files: [path])
+            ["query", path, "Planet"], status: 64, mentioning: "there are: Member, Team", files: [path])
         try expectFailure(
             ["query", path, "Member", "--where", "age >"], status: 64, mentioning: "offset", files: [path])
         try expectFailure(

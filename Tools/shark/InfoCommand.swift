@@ -67,6 +67,9 @@ struct DatabaseReport {
     var pageCount: Int
     var journalMode: String?
     var entities: [Entity]
+    /// The tables and views no recorded schema describes: another program's, and SQLite's and
+    /// SharkORM's own bookkeeping (`ForeignTable.keeper`).
+    var otherTables: [ForeignTable] = []
     var sync: SyncState?
     /// Why the sync state could not be read, when it could not.
     var syncProblem: String?
@@ -111,6 +114,11 @@ struct DatabaseReport {
                 schema: schema, rows: integer("SELECT count(*) FROM \(quoted)", "the rows of \(schema.name)"),
                 isInternal: schema.name.hasPrefix("SharkSync"))
         }
+        do {
+            otherTables = try ForeignTable.all(in: store, excluding: Set(schemas.map(\.name)))
+        } catch {
+            problems.append("the tables no model describes: \(CommandFailure(describing: error).message)")
+        }
         if entities.contains(where: { $0.schema.name == "SharkSyncSite" }) {
             do {
                 let engine = try SyncEngine(recordedIn: store)
@@ -147,6 +155,26 @@ struct DatabaseReport {
         for entity in visible {
             lines.append("")
             lines += Self.describe(entity)
+        }
+        let tables = otherTables.filter { $0.kind == .table && ForeignTable.keeper(of: $0.name) == nil }
+        let views = otherTables.filter { $0.kind == .view }
+        let bookkeeping = otherTables.filter { $0.kind == .table && ForeignTable.keeper(of: $0.name) != nil }
+        for (title, group) in [("tables", tables), ("views", views)] where !group.isEmpty {
+            lines.append("")
+            field(title, "\(group.count), no model describes \(group.count == 1 ? "it" : "them")")
+            for table in group {
+                lines.append("")
+                lines += table.described
+            }
+        }
+        if !bookkeeping.isEmpty {
+            lines.append("")
+            field(
+                "internal",
+                bookkeeping.map {
+                    "\($0.name) (\(ForeignTable.keeper(of: $0.name) ?? "")) \($0.rows.map(String.init) ?? "?") rows"
+                }
+                .joined(separator: ", "))
         }
         if let sync {
             lines.append("")
@@ -217,6 +245,7 @@ struct DatabaseReport {
             ("pageSize", .integer(pageSize)), ("pageCount", .integer(pageCount)),
             ("journalMode", journalMode.map(JSONText.string) ?? .null),
             ("entities", .array(entities.map(Self.json))),
+            ("tables", .array(otherTables.map(\.json))),
         ]
         if let sync {
             members.append(

@@ -67,7 +67,7 @@ struct QueryCommand: ParsableCommand {
             let store = try database.open()
             defer { store.close() }
             let schemas = try store.recordedSchemas()
-            let schema = try Self.schema(named: entity, in: schemas, path: database.path)
+            let schema = try Self.schema(named: entity, in: schemas, store: store, path: database.path)
             let parser = PredicateParser(schema: schema) { name in schemas.first { $0.name == name } }
             let filter = try predicate.map { try parser.predicate($0, textArguments: arguments) }
             let ordering = try order.map { try parser.ordering($0) } ?? []
@@ -81,14 +81,21 @@ struct QueryCommand: ParsableCommand {
         }
     }
 
-    /// The schema of `name` (exactly, or else regardless of case); a usage error naming the
-    /// entities there are otherwise.
-    static func schema(named name: String, in schemas: [EntitySchema], path: String) throws -> EntitySchema {
+    /// The schema of `name` (exactly, or else regardless of case): a recorded entity's, or
+    /// else that of a table or view no model describes (another program's), as SQLite
+    /// describes it; a usage error naming the entities and tables there are otherwise.
+    static func schema(named name: String, in schemas: [EntitySchema], store: Store, path: String) throws
+        -> EntitySchema
+    {
         if let exact = schemas.first(where: { $0.name == name }) { return exact }
         if let folded = schemas.first(where: { $0.name.lowercased() == name.lowercased() }) { return folded }
-        let names = schemas.map(\.name).filter { !$0.hasPrefix("SharkSync") }
+        if let table = try store.unrecordedSchema(of: name) { return table }
+        let recorded = Set(schemas.map(\.name))
+        let others = (try? ForeignTable.all(in: store, excluding: recorded).map(\.name)) ?? []
+        let names = schemas.map(\.name).filter { !$0.hasPrefix("SharkSync") } + others
         throw CommandFailure(
-            "no entity \(name) in \(path); its entities: " + (names.isEmpty ? "none" : names.joined(separator: ", ")),
+            "no entity or table \(name) in \(path); there are: "
+                + (names.isEmpty ? "none" : names.joined(separator: ", ")),
             exitCode: CommandFailure.usage)
     }
 
