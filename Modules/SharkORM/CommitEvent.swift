@@ -49,7 +49,10 @@ public struct CommitEvent: Sendable, Hashable {
 /// The net changes one transaction made to the rows of one entity.
 ///
 /// ```swift
-/// for (key, properties) in changes.updated { print(key, properties.sorted()) }
+/// for await event in store.events() {
+///     guard let changes = event.entities["Person"] else { continue }
+///     for (key, properties) in changes.updated { print(key, properties.sorted()) }
+/// }
 /// ```
 public struct EntityChanges: Sendable, Hashable {
     /// The keys of the rows inserted, in the order first written.

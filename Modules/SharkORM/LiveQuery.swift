@@ -4,7 +4,7 @@ import Synchronization
 /// yields the first result at once, then a new one after each commit that changed it.
 ///
 /// ```swift
-/// for try await adults in Person.query(in: store).where(\.age >= 18).observe() {
+/// for try await adults in try Person.query(in: store).where(\.age >= 18).observe() {
 ///     print("as of commit \(adults.sequence): \(adults.value.map(\.name))")
 /// }
 /// let headcount = store.observe { try await Person.query(in: store).count() }
@@ -49,6 +49,7 @@ public struct LiveQuery<Value>: AsyncSequence, Sendable {
     /// waits while nothing iterates.
     ///
     /// ```swift
+    /// let adults = try Person.query(in: store).where(\.age >= 18).observe()
     /// try store.commit(Person(name: "Ada"))
     /// await adults.caughtUp(through: store.lastCommitSequence)
     /// ```
@@ -259,7 +260,7 @@ extension Query {
     /// is observed in key order, so that its results do not appear to move.
     ///
     /// ```swift
-    /// for try await team in Employee.query(in: store).where(\.team == "Compilers").observe() {
+    /// for try await team in try Employee.query(in: store).where(\.team == "Compilers").observe() {
     ///     print(team.value.map(\.name))
     /// }
     /// ```

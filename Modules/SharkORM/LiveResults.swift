@@ -5,7 +5,10 @@ import Observation
 ///
 /// ```swift
 /// @MainActor struct PeopleList: View {
-///     @State var people = LiveResults(Person.query(in: store).orderBy(\.name).observe())
+///     @State var people: LiveResults<[Person]>
+///     init(store: Store) throws {
+///         _people = State(wrappedValue: LiveResults(try Person.query(in: store).orderBy(\.name).observe()))
+///     }
 ///     var body: some View {
 ///         List(people.value ?? [], id: \.id) { Text($0.name) }
 ///     }

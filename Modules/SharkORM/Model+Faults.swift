@@ -19,7 +19,9 @@ extension Model {
     ///
     /// ```swift
     /// let employee = try Employee.query(in: store).first()!
-    /// print(employee.manager.isFault)   // false: reading `manager` loaded it
+    /// if let manager = employee.manager {
+    ///     print(manager.isFault)   // false: reading `manager` loaded it
+    /// }
     /// ```
     public var isFault: Bool { _$shark.isFault }
 
@@ -133,7 +135,9 @@ extension Model {
     /// }
     /// ```
     @discardableResult
-    public func load<M: Model>(_ relationship: KeyPath<Self, M?>) async throws -> M? {
+    public func load<M: Model>(
+        _ relationship: KeyPath<Self, M?>, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> M? {
         guard let related = try relatedObject(relationship, as: M.self) else { return nil }
         try await related._sharkResolveFaultAsync(in: _$shark.store)
         return related
@@ -141,7 +145,9 @@ extension Model {
 
     /// ``load(_:)-(KeyPath<Self,M>)`` without blocking.
     @discardableResult
-    public func load<M: Model>(_ relationship: KeyPath<Self, M>) async throws -> M {
+    public func load<M: Model>(
+        _ relationship: KeyPath<Self, M>, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> M {
         guard let related = try relatedObject(relationship, as: M.self) else {
             throw SharkError.invalidQuery("\(relationship) is not a to-one relationship of \(Self._sharkEntityName)")
         }
@@ -158,7 +164,9 @@ extension Model {
     }
 
     /// Reads this fault's row on a reader thread and loads it here.
-    private func _sharkResolveFaultAsync(in store: Store?) async throws {
+    /// Runs on the caller's actor (the object never leaves it); only the row is read on a
+    /// reader thread of the store's.
+    private func _sharkResolveFaultAsync(in store: Store?, isolation: isolated (any Actor)? = #isolation) async throws {
         guard _$shark.isFault else { return }
         guard let store = _$shark.store ?? store else {
             throw SharkError.notPersisted(entity: Self._sharkEntityName)

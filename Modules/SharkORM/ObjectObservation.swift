@@ -1,9 +1,11 @@
 /// What a commit did to an observed object (see ``Store/observe(_:isolation:_:)``).
 ///
 /// ```swift
-/// switch event {
-/// case .updated(let properties, _): print("now", ada.name, "after changes to", properties)
-/// case .removed: print("gone")
+/// let subscription = try store.observe(ada) { event in
+///     switch event {
+///     case .updated(let properties, _): print("now", ada.name, "after changes to", properties)
+///     case .removed: print("gone")
+///     }
 /// }
 /// ```
 public enum ObjectEvent: Sendable, Hashable {
@@ -25,9 +27,11 @@ extension Store {
     /// @MainActor final class ProfileScreen {
     ///     let person: Person
     ///     var subscription: EventSubscription?
+    ///     init(person: Person) { self.person = person }
     ///     func appear(store: Store) throws {
     ///         subscription = try store.observe(person) { event in self.render() }
     ///     }
+    ///     func render() { print(person.name) }
     /// }
     /// ```
     ///

@@ -2,7 +2,7 @@
 /// constants, and comparisons between two properties or computed values.
 ///
 /// ```swift
-/// let query = Person.query(in: store)
+/// let query = try Person.query(in: store)
 ///     .where(\.age * 12 + \.months > 400)          // arithmetic on columns
 ///     .where(\.salary >= \.bonus)                   // column against column
 ///     .where(.lower(\.name) != "admin")             // a function of a column

@@ -3,7 +3,7 @@ import Foundation
 /// A typed condition on a model, built from key paths and operators.
 ///
 /// ```swift
-/// let query = Person.query(in: store)
+/// let query = try Person.query(in: store)
 ///     .where(\.age >= 18 && \.name != "")
 ///     .where(.like(\.name, "A%"))
 ///     .where(.isIn(\.age, [18, 21]) || .isNil(\.nickname))

@@ -180,7 +180,7 @@ extension Query {
     /// sections: consecutive results with the same value of `section` (order the query by it).
     ///
     /// ```swift
-    /// let controller = Person.query(in: store).orderBy(\.name).resultsController()
+    /// let controller = try Person.query(in: store).orderBy(\.name).resultsController()
     /// ```
     public func resultsController() -> ResultsController<Root> {
         ResultsController(observation: observe(), sectionColumn: nil)

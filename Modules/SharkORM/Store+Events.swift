@@ -69,12 +69,16 @@ extension Store {
     }
 
     /// Calls `handler` isolated to `actor` (`MainActor.shared`, or any actor of yours) with
-    /// every commit event, one at a time and in commit order.
+    /// every commit event, one at a time and in commit order. The handler is given the actor,
+    /// isolated: it reaches the actor's state synchronously.
     ///
     /// ```swift
-    /// let subscription = store.onCommit(on: MainActor.shared) { _, event in
-    ///     model.apply(event)   // main-actor state
+    /// actor Tally {
+    ///     var commits = 0
+    ///     func count(_ event: CommitEvent) { commits += 1 }
     /// }
+    /// let tally = Tally()
+    /// let subscription = store.onCommit(on: tally) { tally, event in tally.count(event) }
     /// ```
     public func onCommit<A: Actor>(
         on actor: A, _ handler: @escaping @Sendable (isolated A, CommitEvent) -> Void

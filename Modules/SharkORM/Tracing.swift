@@ -5,7 +5,7 @@ import Logging
 ///
 /// ```swift
 /// let config = StoreConfiguration.sqlite(path: "app.sqlite").traced { event in
-///     print(event.duration, event.sql)   // 0.000012 seconds  SELECT … WHERE "age" >= ?
+///     print(event.duration, event.statement)   // 0.000012 seconds  SELECT … WHERE "age" >= ?
 /// }
 /// ```
 public struct TraceEvent: Sendable, CustomStringConvertible {

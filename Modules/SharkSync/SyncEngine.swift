@@ -14,7 +14,7 @@ import SharkORM
 /// try store.commit(Note(text: "hello"))
 ///
 /// let file = try sync.exportChanges()                 // everything, or since a peer's vector
-/// try FileManager.default.createFile(atPath: "notes.sharklog", contents: file)
+/// try file.write(to: URL(fileURLWithPath: "notes.sharklog"))
 /// try otherSync.importChanges(from: file)              // on the other machine
 /// ```
 ///
