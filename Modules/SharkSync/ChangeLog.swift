@@ -33,6 +33,9 @@ struct ChangeLogColumn: Sendable, Hashable {
     /// Names the column had before (`@Renamed(from:)`): a replica that has not migrated yet
     /// knows it by one of them.
     var previousNames: [String] = []
+    /// What its values mean (a Date's real, a UUID's 16 bytes): the column's own logical
+    /// type, or for a relationship its target key's. Written under flags bit 1.
+    var logicalType: LogicalType? = nil
 }
 
 /// One row's latest state beyond what the receiver has: its causal length, and the value of

@@ -17,6 +17,9 @@ public struct ChangeLogContents: Sendable {
     public var formatVersion: Int
     /// Whether the frames are sealed with a ``ChangeLogKey``.
     public var isEncrypted: Bool
+    /// Whether the file names each column's logical type (flags bit 1; files this library
+    /// wrote before it do not), so that its values show as dates, UUIDs, decimals.
+    public var carriesLogicalTypes: Bool
     /// How many compressed frames the rows were written in.
     public var frameCount: Int
     /// The file's own id.
@@ -48,7 +51,9 @@ public struct ChangeLogContents: Sendable {
         var preamble = ByteReader([UInt8](data.prefix(ChangeLogFormat.preambleLength)), context: "preamble")
         _ = try preamble.bytes(ChangeLogFormat.magic.count)
         formatVersion = Int(try preamble.uint16())
-        isEncrypted = try preamble.uint16() & ChangeLogFormat.encryptedFlag != 0
+        let flags = try preamble.uint16()
+        isEncrypted = flags & ChangeLogFormat.encryptedFlag != 0
+        carriesLogicalTypes = flags & ChangeLogFormat.logicalTypesFlag != 0
         var trailer = ByteReader([UInt8](data.suffix(ChangeLogFormat.trailerLength)), context: "trailer")
         _ = try trailer.bytes(ChangeLogFormat.trailerMagic.count)
         frameCount = Int(try trailer.uint32())
@@ -74,7 +79,9 @@ public struct ChangeLogContents: Sendable {
         init(_ entity: ChangeLogEntity) {
             name = entity.name
             keyKind = entity.keyKind
-            columns = entity.columns.map { Column(name: $0.name, type: $0.type, previousNames: $0.previousNames) }
+            columns = entity.columns.map {
+                Column(name: $0.name, type: $0.type, previousNames: $0.previousNames, logicalType: $0.logicalType)
+            }
             rows = entity.rows.map { row in
                 Row(
                     key: row.key, causalLength: row.causalLength, version: Version(row.versions[0]),
@@ -95,6 +102,9 @@ public struct ChangeLogContents: Sendable {
         public var type: StorageType
         /// Names it had before a rename (`@Renamed(from:)`), by which an older replica knows it.
         public var previousNames: [String]
+        /// What its values mean (`.date` for a Date's seconds, `.uuid` for 16 bytes; for a
+        /// relationship, its target key's), when the file says (``carriesLogicalTypes``).
+        public var logicalType: LogicalType?
     }
 
     /// One row's state beyond what the receiver had: the value of each column changed since,
@@ -117,7 +127,8 @@ public struct ChangeLogContents: Sendable {
     public struct ColumnValue: Sendable {
         /// The column's name (one of the entity's ``Column``s).
         public var column: String
-        /// The value as stored (storage class only: the file carries no logical types).
+        /// The value as stored: its storage class, read by its column's ``Column/logicalType``
+        /// where the file carries one.
         public var value: Value
         public var version: Version
     }

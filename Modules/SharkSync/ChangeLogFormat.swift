@@ -14,6 +14,13 @@ enum ChangeLogFormat {
     static let maximumCounter: UInt64 = 1 << 62
     /// Flag bit: every frame (and the header) is sealed with a key.
     static let encryptedFlag: UInt16 = 1
+    /// Flags bit 1: each column of the header carries its logical type after its previous
+    /// names, so a reader without the app's models shows dates as dates. Files of version 1
+    /// without it still read; a reader that predates it refuses it, as it refuses any bit it
+    /// does not know.
+    static let logicalTypesFlag: UInt16 = 1 << 1
+    /// The flags this library reads.
+    static let knownFlags = encryptedFlag | logicalTypesFlag
     /// Rows per frame: frames stay small enough to check and inflate one at a time.
     static let rowsPerFrame = 4096
     /// Bytes after which a frame takes no more rows: far below the readers' default limit.

@@ -19,7 +19,7 @@ enum ChangeLogReader {
             throw .unsupportedFormatVersion(Int(version))
         }
         let flags = try reader.uint16()
-        guard flags & ~ChangeLogFormat.encryptedFlag == 0 else { throw .corrupt("unknown flags \(flags)") }
+        guard flags & ~ChangeLogFormat.knownFlags == 0 else { throw .corrupt("unknown flags \(flags)") }
         let encrypted = flags & ChangeLogFormat.encryptedFlag != 0
         let headerLength = Int(try reader.uint32())
         guard headerLength <= limits.maximumHeaderBytes else {
@@ -45,7 +45,7 @@ enum ChangeLogReader {
             throw .corrupt("the file's digest does not match its contents")
         }
 
-        var log = try header(headerBytes)
+        var log = try header(headerBytes, logicalTypes: flags & ChangeLogFormat.logicalTypesFlag != 0)
         guard log.frameCount == trailerFrameCount else {
             throw .corrupt("the header counts \(log.frameCount) frames, the trailer \(trailerFrameCount)")
         }
@@ -117,7 +117,7 @@ enum ChangeLogReader {
     }
 
     /// The log the header describes, frames still to read.
-    private static func header(_ bytes: [UInt8]) throws(SyncError) -> PartialLog {
+    private static func header(_ bytes: [UInt8], logicalTypes: Bool) throws(SyncError) -> PartialLog {
         var reader = ByteReader(bytes, context: "header")
         let fileID = try reader.uuid()
         let source = try reader.uuid()
@@ -161,7 +161,11 @@ enum ChangeLogReader {
                 let type = try StorageType(changeLogCode: reader.byte())
                 var previousNames: [String] = []
                 for _ in 0..<(try reader.count(limit: reader.remaining)) { previousNames.append(try reader.string()) }
-                columns.append(ChangeLogColumn(name: column, type: type, previousNames: previousNames))
+                // A name this library does not know (a later one's) reads as none: values
+                // still read by their storage class.
+                let logicalType = logicalTypes ? LogicalType(rawValue: try reader.string()) : nil
+                columns.append(
+                    ChangeLogColumn(name: column, type: type, previousNames: previousNames, logicalType: logicalType))
             }
             expectedRows.append(try reader.count(limit: Int(Int32.max)))
             entities.append(ChangeLogEntity(name: name, keyKind: keyKind, columns: columns, rows: []))

@@ -7,7 +7,12 @@ import SharkORM
 /// a key is given, with its lengths and a CRC-32), and a trailer with the SHA-256 of
 /// everything before it.
 enum ChangeLogWriter {
-    static func write(_ log: ChangeLog, key: ChangeLogKey?) throws(SyncError) -> Data {
+    /// - Parameter includesLogicalTypes: write each column's logical type (flags bit 1), as
+    ///   this library always does; false writes a file as the first version of the format did,
+    ///   for the tests that read one.
+    static func write(_ log: ChangeLog, key: ChangeLogKey?, includesLogicalTypes: Bool = true) throws(SyncError)
+        -> Data
+    {
         // Sites by number, in byte order: the file's site table.
         var sites = Set(log.since.entries.keys).union(log.vector.entries.keys)
         sites.insert(log.source)
@@ -74,6 +79,7 @@ enum ChangeLogWriter {
                 header.append(byte: column.type.changeLogCode)
                 header.append(varint: column.previousNames.count)
                 for name in column.previousNames { header.append(string: name) }
+                if includesLogicalTypes { header.append(string: column.logicalType?.rawValue ?? "") }
             }
             header.append(varint: entity.rows.count)
         }
@@ -82,7 +88,9 @@ enum ChangeLogWriter {
         var file = ByteWriter(capacity: frames.reduce(64 + header.bytes.count) { $0 + $1.deflated.count + 40 })
         file.append(ChangeLogFormat.magic)
         file.append(uint16: ChangeLogFormat.version)
-        file.append(uint16: key == nil ? 0 : ChangeLogFormat.encryptedFlag)
+        file.append(
+            uint16: (key == nil ? 0 : ChangeLogFormat.encryptedFlag)
+                | (includesLogicalTypes ? ChangeLogFormat.logicalTypesFlag : 0))
         file.append(uint32: UInt32(header.bytes.count))
         file.append(header.bytes)
         file.append(uint32: Zlib.crc32(header.bytes))

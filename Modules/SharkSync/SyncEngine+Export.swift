@@ -67,8 +67,12 @@ extension SyncEngine {
         for name in pending.keys.sorted() {
             let schema = schemas[name]!
             let rows = pending[name]!
-            let columns = schema.columns.dropFirst().map {
-                ChangeLogColumn(name: $0.name, type: $0.type, previousNames: $0.previousNames ?? [])
+            let columns = schema.columns.dropFirst().map { column in
+                // A relationship's values are its target's keys: it shows as that key does.
+                let target = column.relationship.flatMap { schemas[$0.target]?.key.logicalType }
+                return ChangeLogColumn(
+                    name: column.name, type: column.type, previousNames: column.previousNames ?? [],
+                    logicalType: column.logicalType ?? target)
             }
             let live = rows.filter { $0.state.exists }.map(\.key)
             // The values: a scan of the whole entity when most of it goes, else by key.

@@ -17,9 +17,10 @@ struct InspectCommand: ParsableCommand {
 
             The file is checked whole first, as an import would check it. Each value is shown \
             with its version: the row's causal length (odd while it exists, even once removed), \
-            the hybrid-clock time and counter, and the site and transaction that wrote it. A \
-            change log carries storage classes, not logical types: with --database, values are \
-            shown by the logical types that database records (UUIDs, dates, decimals, Bools).
+            the hybrid-clock time and counter, and the site and transaction that wrote it. Values \
+            show by the logical types the file carries (UUIDs, dates, decimals, Bools); a file \
+            written before change logs carried them shows storage classes, unless --database \
+            names a database whose recorded types show them.
             """)
 
     @Argument(help: ArgumentHelp("The change-log file.", valueName: "file"))
@@ -45,7 +46,9 @@ struct InspectCommand: ParsableCommand {
         try reportingFailures {
             let (data, contents) = try withProgress("reading \(file)") { try ChangeLogFile.read(file, keys: logKey) }
             let rows = max(0, limit ?? Int.max)
-            var types = LogicalTypes()
+            // The file's own logical types, where it carries them; a database's, when given,
+            // for files written before they were.
+            var types = LogicalTypes(contents)
             if let database {
                 let store = try DatabaseFile.open(database, key: databaseKey)
                 defer { store.close() }
@@ -76,7 +79,7 @@ struct InspectCommand: ParsableCommand {
         for entity in contents.entities {
             lines.append("")
             let columns = entity.columns.map { column in
-                "\(column.name) \(column.type.rawValue)"
+                "\(column.name) \(column.logicalType.map { "\($0.rawValue) in " } ?? "")\(column.type.rawValue)"
                     + (column.previousNames.isEmpty ? "" : " (was \(column.previousNames.joined(separator: ", ")))")
             }
             lines.append(
@@ -131,6 +134,7 @@ struct InspectCommand: ParsableCommand {
                                     entity.columns.map { column in
                                         .object([
                                             ("name", .string(column.name)), ("storage", .string(column.type.rawValue)),
+                                            ("type", column.logicalType.map { .string($0.rawValue) } ?? .null),
                                             ("previousNames", .array(column.previousNames.map(JSONText.string))),
                                         ])
                                     })

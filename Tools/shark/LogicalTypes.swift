@@ -22,6 +22,15 @@ struct LogicalTypes {
         }
     }
 
+    /// The logical types a change log carries (flags bit 1); none for files written before.
+    init(_ contents: ChangeLogContents) {
+        for entity in contents.entities {
+            var types: [String: LogicalType] = [:]
+            for column in entity.columns { if let type = column.logicalType { types[column.name] = type } }
+            columns[entity.name] = types
+        }
+    }
+
     func of(_ column: String, in entity: String) -> LogicalType? { columns[entity]?[column] }
 
     /// The key's type, from the key kind the file records: a UUID key is its 16 bytes.
