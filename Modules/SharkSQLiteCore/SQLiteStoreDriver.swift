@@ -77,7 +77,14 @@ package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
             try connection.execute("PRAGMA foreign_keys = ON")
         }
         writerConnection = SQLiteDriverConnection(writer, writesLazily: !readOnly)
-        if isNew && !readOnly { try writerConnection.switchToWAL() }
+        // A file already in WAL (SharkORM's own, once written) gets WAL's settings at once; a
+        // new one is set up at once; any other waits for the app's first write.
+        if !readOnly,
+            try isNew
+                || writerConnection.connection.scalar("PRAGMA journal_mode")?.coercedToText().lowercased() == "wal"
+        {
+            try writerConnection.switchToWAL()
+        }
         pool = ReaderPool(capacity: maximumReaders) { [library, tracer] in
             let reader = try SQLiteConnection(path: path, library: library, access: access, tracer: tracer) {
                 connection in

@@ -93,6 +93,18 @@ struct ForeignDatabaseCommandTests {
         let export = try SharkProcess.run(
             ["export", path, "-o", directory.appendingPathComponent("out.sharklog").path], environment: environment)
         #expect(export.status != 0)
+        // A copy, encrypted or decrypted, reads the file and leaves it as it was.
+        let copy = directory.appendingPathComponent("copy.db").path
+        let copied =
+            origin.shell == "sqlcipher"
+            ? try SharkProcess.run(["decrypt", path, "-o", copy], environment: environment)
+            : try SharkProcess.run(["encrypt", path, "-o", copy], environment: ["SHARK_KEY": "copy secret"])
+        #expect(copied.status == 0, "\(copied.error)")
+        let copyEnvironment = origin.shell == "sqlcipher" ? [:] : ["SHARK_KEY": "copy secret"]
+        let fromCopy = try SharkProcess.run(
+            ["query", copy, "seniors", "--format", "csv"], environment: copyEnvironment)
+        #expect(fromCopy.output == "name,age\r\nAlan,41\r\nGrace,45\r\n", "\(fromCopy.error)")
+        try FileManager.default.removeItem(atPath: copy)
         #expect(try Self.state(of: path) == before)
     }
 }
