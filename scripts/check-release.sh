@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The version is stated once (Modules/SharkORM/Version.swift); the CHANGELOG's top entry must
+# The version is stated once (Modules/SharkORM/Store/Version.swift); the CHANGELOG's top entry must
 # name it and `shark --version` must print it. Needs `swift build --product shark` first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-stated=$(sed -n 's/^public let sharkORMVersion = "\(.*\)"$/\1/p' Modules/SharkORM/Version.swift)
+stated=$(sed -n 's/^public let sharkORMVersion = "\(.*\)"$/\1/p' Modules/SharkORM/Store/Version.swift)
 if [ -z "$stated" ]; then
-    echo "error: Modules/SharkORM/Version.swift states no sharkORMVersion" >&2
+    echo "error: Modules/SharkORM/Store/Version.swift states no sharkORMVersion" >&2
     exit 1
 fi
 top=$(sed -n 's/^## \([0-9][^ ]*\).*/\1/p' CHANGELOG.md | head -1)
