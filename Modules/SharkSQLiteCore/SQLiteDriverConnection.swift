@@ -132,6 +132,10 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         try SchemaMigrator(connection: connection).recordedSchemas()
     }
 
+    package func schemaGeneration() throws -> Int64? {
+        try connection.scalar("PRAGMA schema_version")?.coercedToInt64()
+    }
+
     package func unrecordedSchema(of table: String) throws -> EntitySchema? {
         try SchemaMigrator(connection: connection).readableSchema(of: table)
     }

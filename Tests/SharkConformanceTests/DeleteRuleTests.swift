@@ -43,6 +43,33 @@ struct DeleteRuleTests {
         #expect(!knuth.isPersisted)
     }
 
+    @Test(
+        "a rule another store on the same file added since is applied: the schema catalog reloads",
+        arguments: TestDriver.persistent)
+    func ruleAddedByAnotherStore(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let first = try driver.openFile(file.path) { $0 }
+        defer { first.close() }
+        let (_, _, taocp, latex) = try Self.library(in: first)
+        // A removal loads the first store's catalog: no entity refers to Book with deny yet.
+        let extra = Book("Errata", pages: 1, author: nil)
+        try first.commit(extra)
+        try first.remove(extra)
+
+        // Another store (another process, as far as the file knows) adds Review, whose
+        // relationship to Book denies removals.
+        let second = try driver.openFile(file.path) { $0 }
+        try second.commit(Review(5, book: try second.find(Book.self, id: taocp.id)))
+        second.close()
+
+        #expect(throws: SharkError.deleteDenied(entity: "Book", referencedBy: "Review.book")) {
+            try first.remove(taocp)
+        }
+        try first.remove(latex)
+        #expect(try Book.query(in: first).count() == 2)
+    }
+
     @Test("deny refuses the removal while anything refers, and nothing changes", arguments: TestDriver.allCases)
     func deny(driver: TestDriver) throws {
         let store = try driver.makeStore()

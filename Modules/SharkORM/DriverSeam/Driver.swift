@@ -119,12 +119,20 @@
     /// column. Logical types are unknown: values read as stored. The default: nil (an
     /// engine whose every table SharkORM made).
     func unrecordedSchema(of table: String) throws -> EntitySchema?
+
+    /// A number that changes whenever the file's schema does, whichever process changed it
+    /// (SQLite's `schema_version`): the store reloads what it keeps of the recorded schemas
+    /// when it differs. Nil (the default) for an engine no other process can change, whose
+    /// store hears of every change it makes.
+    func schemaGeneration() throws -> Int64?
 }
 
 @_spi(SharkDriver) extension DriverConnection {
     public func restartLog() throws {}
 
     public func unrecordedSchema(of table: String) throws -> EntitySchema? { nil }
+
+    public func schemaGeneration() throws -> Int64? { nil }
 
     public func insert<Source: RowSource>(_ sources: [Source], schema: EntitySchema, includingKey: Bool) throws
         -> [Int64]

@@ -96,6 +96,7 @@ final class RegionRecordingConnection: DriverConnection {
     func apply(_ schema: EntitySchema) throws { try base.apply(schema) }
     func recordedSchemas() throws -> [EntitySchema] { try base.recordedSchemas() }
     func unrecordedSchema(of table: String) throws -> EntitySchema? { try base.unrecordedSchema(of: table) }
+    func schemaGeneration() throws -> Int64? { try base.schemaGeneration() }
     func beginTransaction() throws { try base.beginTransaction() }
     func commitTransaction() throws { try base.commitTransaction() }
     func rollbackTransaction() throws { try base.rollbackTransaction() }

@@ -187,16 +187,3 @@ extension WriteTransaction {
         }
     }
 }
-
-extension Store {
-    /// The recorded schema of `entity`, read on the writer so a transaction's own schema
-    /// changes count.
-    func recordedSchemaForWriting(_ entity: String) throws -> EntitySchema {
-        let folded = EntitySchema.folded(entity)
-        let schemas = try withWriterAccess { try $0.recordedSchemas() }
-        guard let schema = schemas.first(where: { EntitySchema.folded($0.name) == folded }) else {
-            throw SharkError.invalidModel(entity: entity, reason: "this store has recorded no such entity")
-        }
-        return schema
-    }
-}

@@ -93,7 +93,7 @@ extension Store {
     /// metadata), as models' schemas are applied: created, or migrated to it.
     package func prepareInternal(_ schema: EntitySchema) throws {
         try withWriterAccess { try $0.apply(schema) }
-        referrers.withLock { $0 = nil }
+        invalidateSchemaCatalog()
     }
 
     /// The rows `query` matches, as values in schema order.

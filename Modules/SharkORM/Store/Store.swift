@@ -74,9 +74,9 @@ public final class Store: Sendable {
     /// The model class prepared for each entity name, so that delete rules can run the hooks
     /// of the objects they remove.
     let modelTypes = Mutex<[String: any Model.Type]>([:])
-    /// The relationship columns that refer to each entity, from the recorded schemas; nil
-    /// until first needed, and again after any schema change (see `Store+Referrers.swift`).
-    let referrers = Mutex<[String: [Referrer]]?>(nil)
+    /// The recorded schemas and the relationship columns that refer to each entity; nil
+    /// until first needed, and again after any schema change (see `SchemaCatalog`).
+    let catalog = Mutex<SchemaCatalog?>(nil)
     private let isClosed = Atomic<Bool>(false)
 
     /// Opens a store with the driver and options of `configuration`.
@@ -139,7 +139,7 @@ public final class Store: Sendable {
             }
             try writer.apply(schema)
             modelTypes.withLock { $0[schema.name] = M.self }
-            referrers.withLock { $0 = nil }
+            invalidateSchemaCatalog()
             schemas.withLock { applied in
                 // Another model class stored under the same entity name is no longer in step
                 // with the table: it re-applies (migrates back) the next time it is used.
@@ -150,7 +150,7 @@ public final class Store: Sendable {
                 // DDL inside a transaction is undone by its rollback; forget it then too.
                 transactions.onRollback { [weak self] in
                     _ = self?.schemas.withLock { $0.removeValue(forKey: id) }
-                    self?.referrers.withLock { $0 = nil }
+                    self?.invalidateSchemaCatalog()
                 }
             }
             return (schema, true)

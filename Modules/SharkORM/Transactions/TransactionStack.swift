@@ -46,6 +46,9 @@ final class TransactionStack: @unchecked Sendable {
     /// written at this level already.
     @usableFromInline var currentStamp: UInt64 { levels.last?.stamp ?? 0 }
 
+    /// The stamp of the outermost level: the open transaction's identity (0 when none).
+    var outermostStamp: UInt64 { levels.first?.stamp ?? 0 }
+
     @discardableResult
     func push(recordingChanges: Bool) -> Level {
         stampCounter += 1

@@ -47,9 +47,12 @@ extension WriteTransaction {
                     if referrer.schema.name == entity.name && keys == [key] { continue }
                     throw SharkError.deleteDenied(entity: entity.name, referencedBy: referrer.name)
                 case .nullify:
-                    let column = referrer.schema.columns[referrer.column].name
+                    // The referrer's recorded schema, as the catalog holds it: no lookup per row.
+                    let row = [Value](repeating: .null, count: referrer.schema.columns.count)
+                    var columns = ColumnSet()
+                    columns.insert(Int32(referrer.column))
                     for referring in keys {
-                        try updateRow(withKey: referring, in: referrer.schema.name, setting: [column: .null])
+                        try updateRow(withKey: referring, row: row, columns: columns, schema: referrer.schema)
                     }
                 case .cascade:
                     for referring in keys { pending.append(.row(referrer.schema, key: referring)) }
@@ -83,7 +86,7 @@ extension WriteTransaction {
         if let type = store.modelTypes.withLock({ $0[schema.name] }) {
             try removeCascadedObject(of: type, key: key)
         } else {
-            try deleteRow(withKey: key, from: schema.name)
+            try deleteRow(withKey: key, schema: schema)
         }
     }
 
