@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharkDriver) import SharkORM
+@_spi(SharkDriver) @_spi(SharkReplication) import SharkORM
 import Testing
 
 /// Reading and writing rows with no model type, from the schema the store recorded: what a

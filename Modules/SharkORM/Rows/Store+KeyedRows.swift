@@ -5,7 +5,9 @@ extension Store {
     /// The rows of `schema` whose keys are among `keys` (in no particular order), values in
     /// schema order. Read where any read of the calling code reads (the writer inside a write
     /// transaction).
-    package func storedRows(of schema: EntitySchema, withKeys keys: some Collection<Value>) throws -> [[Value]] {
+    @_spi(SharkReplication) public func storedRows(of schema: EntitySchema, withKeys keys: some Collection<Value>)
+        throws -> [[Value]]
+    {
         var rows: [[Value]] = []
         rows.reserveCapacity(keys.count)
         var pending = Array(keys)
@@ -21,7 +23,7 @@ extension Store {
     }
 
     /// Whether `schema`'s entity holds any row: one read of at most one row.
-    package func hasRows(of schema: EntitySchema) throws -> Bool {
+    @_spi(SharkReplication) public func hasRows(of schema: EntitySchema) throws -> Bool {
         var query = EntityQuery(entity: schema.name)
         query.limit = 1
         return try !fetchRows(query, schema: schema).isEmpty
@@ -30,7 +32,8 @@ extension Store {
     /// Every row of `schema`, values in schema order: in key order, or (`inKeyOrder: false`)
     /// in the order the driver finds them fastest (a table scan, where key order can mean
     /// walking the key's index and fetching each row through it).
-    package func storedRows(of schema: EntitySchema, inKeyOrder: Bool = true) throws -> [[Value]] {
+    @_spi(SharkReplication) public func storedRows(of schema: EntitySchema, inKeyOrder: Bool = true) throws -> [[Value]]
+    {
         var query = EntityQuery(entity: schema.name)
         if inKeyOrder { query.ordering = [Ordering(.column(schema.key.name))] }
         return try fetchRows(query, schema: schema)
@@ -39,7 +42,7 @@ extension Store {
 
 extension WriteTransaction {
     /// Inserts whole rows (values in schema order, keys included) into `schema`'s entity.
-    package func insertRows(_ rows: [[Value]], schema: EntitySchema) throws {
+    @_spi(SharkReplication) public func insertRows(_ rows: [[Value]], schema: EntitySchema) throws {
         try checkUsable()
         guard !rows.isEmpty else { return }
         _ = try writer.insert(rows.map(ValueRow.init), schema: schema, includingKey: true)
@@ -51,7 +54,9 @@ extension WriteTransaction {
     /// Writes `columns` of the row whose key is `key`, from `row` (values in schema order;
     /// the others are not read). False when there is no such row.
     @discardableResult
-    package func updateRow(withKey key: Value, row: [Value], columns: ColumnSet, schema: EntitySchema) throws -> Bool {
+    @_spi(SharkReplication) public func updateRow(
+        withKey key: Value, row: [Value], columns: ColumnSet, schema: EntitySchema
+    ) throws -> Bool {
         try checkUsable()
         guard !columns.isEmpty else { return true }
         guard try writer.update(ValueRow(row), key: key, columns: columns, schema: schema) else { return false }
@@ -61,7 +66,7 @@ extension WriteTransaction {
 
     /// Deletes the row whose key is `key`. False when there was none.
     @discardableResult
-    package func deleteRow(withKey key: Value, schema: EntitySchema) throws -> Bool {
+    @_spi(SharkReplication) public func deleteRow(withKey key: Value, schema: EntitySchema) throws -> Bool {
         try checkUsable()
         guard try writer.delete(key: key, schema: schema) else { return false }
         if store.transactions.recordsChanges {

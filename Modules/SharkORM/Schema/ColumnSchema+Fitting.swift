@@ -30,7 +30,7 @@ extension ColumnSchema {
 
     /// `value` as this column stores it on every driver alike, or nil when it does not fit
     /// (see ``storedValue(_:computed:)``). A sync import keeps what does not fit for later.
-    package func fitting(_ value: Value) -> Value? {
+    @_spi(SharkReplication) public func fitting(_ value: Value) -> Value? {
         try? storedValue(value)
     }
 

@@ -91,7 +91,7 @@ public struct Migrator {
 extension Store {
     /// Applies a schema that belongs to no model type (the core's own bookkeeping, sync's
     /// metadata), as models' schemas are applied: created, or migrated to it.
-    package func prepareInternal(_ schema: EntitySchema) throws {
+    @_spi(SharkReplication) public func prepareInternal(_ schema: EntitySchema) throws {
         try withWriterAccess { try $0.apply(schema) }
         invalidateSchemaCatalog()
     }

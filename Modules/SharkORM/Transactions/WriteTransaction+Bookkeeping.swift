@@ -1,11 +1,12 @@
 /// What change capture (sync) needs of a transaction beyond an app's writes: attributing the
 /// changes it applies to their source, and writing its metadata as a transaction observer's
-/// own bookkeeping. Package-level: apps never call these.
+/// own bookkeeping. `@_spi(SharkReplication)`: for replication engines (SharkSync, or one
+/// outside this repository); apps never call these.
 extension WriteTransaction {
     /// Attributes the changes this transaction records from now on to `origin` (a sync
     /// import marks its writes `.imported`, so events say where they came from and change
     /// capture does not stamp them as local).
-    package func attributeChanges(to origin: ChangeOrigin) throws {
+    @_spi(SharkReplication) public func attributeChanges(to origin: ChangeOrigin) throws {
         try checkUsable()
         store.transactions.origin = origin
     }
@@ -13,7 +14,7 @@ extension WriteTransaction {
     /// Runs `body` with its writes marked as a transaction observer's: observers never see
     /// them, and events leave them out for the entities an observer protects (its metadata),
     /// as for the writes an observer makes while called before commit.
-    package func writingBookkeeping<T>(_ body: () throws -> T) throws -> T {
+    @_spi(SharkReplication) public func writingBookkeeping<T>(_ body: () throws -> T) throws -> T {
         try checkUsable()
         return try store.transactions.whileObserving(body)
     }

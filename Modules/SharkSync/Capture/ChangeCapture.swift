@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// Records, inside each transaction that changes synced rows, the new state of every row it
 /// touched (see ``RowState``): the transaction observer of a ``SyncEngine``. The metadata

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// Values a file carried for an entity or a column this store does not have yet (a replica
 /// a migration ahead wrote them), kept until a migration here adds it. One record per row,
@@ -20,7 +20,8 @@ final class SyncPendingRecord {
     }
 
     static func identifier(entity: String, key: Value) -> String {
-        entity + "\u{1F}" + hexadecimal(key.encodedKey)
+        // Lowercase hexadecimal, as stored identifiers have always been spelled.
+        entity + "\u{1F}" + key.encodedKey.map { String(format: "%02x", $0) }.joined()
     }
 }
 

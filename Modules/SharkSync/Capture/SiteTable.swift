@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// The sites a store knows, read from its `SharkSyncSite` rows: their numbers (what row
 /// states refer to a site by, to keep them small), the version vector, and the local site.

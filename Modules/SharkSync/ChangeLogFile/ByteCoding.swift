@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// Appends the primitive encodings of the change-log format (docs/sync-format.md): unsigned
 /// LEB128 varints, zigzag varints for signed numbers, little-endian fixed-width integers,

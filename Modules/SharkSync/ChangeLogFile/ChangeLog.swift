@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// A change log in memory: what a file holds once read and checked, or what an export is
 /// about to write. Sites are named by their ids here; the file numbers them.

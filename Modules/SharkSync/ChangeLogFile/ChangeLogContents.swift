@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// What a change-log file holds, read and checked whole without a store: for showing a file
 /// before importing it (`shark inspect`) and for checking one (`shark verify`). Reading it

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// The constants of the change-log file format (docs/sync-format.md).
 enum ChangeLogFormat {

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// Reads and checks a change-log file completely before anything is applied: the preamble,
 /// the header and its CRC, the trailer's digest over the whole file, the key, then every

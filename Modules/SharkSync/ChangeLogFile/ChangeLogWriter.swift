@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// Writes a ``ChangeLog`` as a file (docs/sync-format.md): preamble, header, frames of at
 /// most ``ChangeLogFormat/rowsPerFrame`` rows of one entity (each deflated, then sealed when

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// One change log applied to a store, inside the import's transaction, in named steps: for
 /// each entity, its rows fitted to this store's columns (what does not fit kept for later),

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 extension SyncEngine {
     /// A change-log file of what this replica has that a peer whose version vector is `since`

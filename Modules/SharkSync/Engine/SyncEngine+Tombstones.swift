@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 extension SyncEngine {
     /// Forgets the removals every replica has heard of, and returns how many it forgot.

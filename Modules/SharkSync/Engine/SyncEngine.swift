@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// Sync for one store: captures every change to the synced models inside its transaction,
 /// exports what changed as a compressed change-log file, and imports files from other

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// One site (replica) this store has heard of: its number in this store's row states, and
 /// the highest of its transactions applied here (this store's version vector). The local

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// One row of an entity as an import leaves it: its merged state, and the row to write, in
 /// the entity's column order.

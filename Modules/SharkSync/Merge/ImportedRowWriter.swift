@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// Writes the merged rows of one entity of an import: removals and updates at once, new
 /// rows gathered for one bulk insert, and their states gathered for the metadata (written

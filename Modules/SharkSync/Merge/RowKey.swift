@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// A row's key as a dictionary key. `Value`'s own hashing and equality of a `Data` go byte by
 /// byte through several layers (about 2,000 instructions per lookup, measured); a UUID key is

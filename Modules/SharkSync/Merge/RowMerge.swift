@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// The merge rule of sync, for one row: existence by causal length (the higher wins; odd
 /// means the row exists), each column by last-writer-wins on its ``ColumnVersion``. It is a

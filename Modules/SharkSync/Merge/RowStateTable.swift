@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// Where the row states (``RowState``) of one synced entity live: an entity of its own,
 /// `SharkSyncState_<Entity>`, keyed like the entity (a 16-byte UUID, or the String key), with

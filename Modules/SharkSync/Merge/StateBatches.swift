@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// Many rows of one entity that share one row state, stored once: the states of the rows a
 /// transaction inserted, or an import brought, all with the same version. A bulk insert of

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// The columns the row states of one synced entity were written with. A state's base
 /// version covers every column the entity had then; a column a migration adds later was not
