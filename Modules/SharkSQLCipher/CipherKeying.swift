@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-@_spi(SharkDriver) import SharkORM
+@_spi(SharkDriver) @_spi(SharkReplication) import SharkORM
 import SharkSQLiteCore
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// The key of an encrypted database.
 ///

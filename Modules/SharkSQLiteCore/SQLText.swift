@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharkDriver) import SharkORM
+@_spi(SharkDriver) @_spi(SharkReplication) import SharkORM
 
 /// Small helpers for writing SQL text safely.
 enum SQLText {

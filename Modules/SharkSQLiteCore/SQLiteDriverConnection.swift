@@ -83,8 +83,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
             forgetStatements()
         } catch {
             try? connection.execute("ROLLBACK")
-            pendingAdoptions.merge(adoptedInTransaction) { pending, _ in pending }
-            adoptedInTransaction.removeAll()
+            restorePendingAdoptions()
             throw error
         }
     }
@@ -107,9 +106,14 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     }
 
     package func rollbackTransaction() throws {
+        restorePendingAdoptions()
+        try connection.execute("ROLLBACK")
+    }
+
+    /// The open transaction's adoptions are undone with it: pending again.
+    private func restorePendingAdoptions() {
         pendingAdoptions.merge(adoptedInTransaction) { pending, _ in pending }
         adoptedInTransaction.removeAll()
-        try connection.execute("ROLLBACK")
     }
     package func createSavepoint(_ name: String) throws { try connection.execute("SAVEPOINT \(name)") }
     package func releaseSavepoint(_ name: String) throws { try connection.execute("RELEASE \(name)") }

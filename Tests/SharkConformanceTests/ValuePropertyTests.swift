@@ -534,19 +534,6 @@ struct ValueOracle {
         for index in terms.indices {
             terms[index].digits += Array(repeating: 0, count: terms[index].exponent - low)
         }
-        func add(_ a: [Int], _ b: [Int]) -> [Int] {
-            var result: [Int] = []
-            var carry = 0
-            var (i, j) = (a.count - 1, b.count - 1)
-            while i >= 0 || j >= 0 || carry > 0 {
-                let sum = (i >= 0 ? a[i] : 0) + (j >= 0 ? b[j] : 0) + carry
-                result.append(sum % 10)
-                carry = sum / 10
-                i -= 1
-                j -= 1
-            }
-            return Array(result.reversed())
-        }
         func less(_ a: [Int], _ b: [Int]) -> Bool {
             let x = Array(a.drop { $0 == 0 })
             let y = Array(b.drop { $0 == 0 })
@@ -601,22 +588,24 @@ struct ValueOracle {
             negative: x.negative != y.negative, digits: product.reversed(), exponent: x.exponent + y.exponent)
     }
 
+    /// The sum of two digit strings (most significant first), as written by hand.
+    static func add(_ a: [Int], _ b: [Int]) -> [Int] {
+        var result: [Int] = []
+        var carry = 0
+        var (i, j) = (a.count - 1, b.count - 1)
+        while i >= 0 || j >= 0 || carry > 0 {
+            let sum = (i >= 0 ? a[i] : 0) + (j >= 0 ? b[j] : 0) + carry
+            result.append(sum % 10)
+            carry = sum / 10
+            i -= 1
+            j -= 1
+        }
+        return Array(result.reversed())
+    }
+
     /// `digits × 10^exponent` rounded half to even to the digits a Decimal's mantissa holds
     /// (39 when below 2^128, else 38), and no exponent below -128; nil beyond the range.
     static func rounded(negative isNegative: Bool, digits all: [Int], exponent low: Int) -> Decimal? {
-        func add(_ a: [Int], _ b: [Int]) -> [Int] {
-            var result: [Int] = []
-            var carry = 0
-            var (i, j) = (a.count - 1, b.count - 1)
-            while i >= 0 || j >= 0 || carry > 0 {
-                let sum = (i >= 0 ? a[i] : 0) + (j >= 0 ? b[j] : 0) + carry
-                result.append(sum % 10)
-                carry = sum / 10
-                i -= 1
-                j -= 1
-            }
-            return Array(result.reversed())
-        }
         var digits = Array(all.drop { $0 == 0 })
         var exponent = low
         guard !digits.isEmpty else { return 0 }

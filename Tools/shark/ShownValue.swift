@@ -1,5 +1,5 @@
 import Foundation
-import SharkORM
+@_spi(SharkReplication) import SharkORM
 
 /// A stored value shown for what its column's logical type says it is: a UUID's 16 bytes as
 /// the UUID, a date's seconds as an ISO 8601 date, a decimal's sortable text as the number.

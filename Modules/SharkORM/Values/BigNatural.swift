@@ -75,8 +75,13 @@ package struct BigNatural: Sendable, Hashable, Comparable {
     // MARK: Arithmetic
 
     package mutating func add(_ value: UInt64) {
+        addCarry(value, at: 0)
+    }
+
+    /// Adds `value` at limb `start` and carries on as far as it goes.
+    private mutating func addCarry(_ value: UInt64, at start: Int) {
         var carry = value
-        var index = 0
+        var index = start
         while carry != 0 {
             if index == limbs.count {
                 limbs.append(carry)
@@ -102,18 +107,7 @@ package struct BigNatural: Sendable, Hashable, Comparable {
         let (second1, overflow1) = limbs[limb + 1].addingReportingOverflow(high)
         let (second2, overflow2) = second1.addingReportingOverflow(firstCarry ? 1 : 0)
         limbs[limb + 1] = second2
-        var carry: UInt64 = (overflow1 ? 1 : 0) + (overflow2 ? 1 : 0)
-        var index = limb + 2
-        while carry != 0 {
-            if index == limbs.count {
-                limbs.append(carry)
-                break
-            }
-            let (sum, overflow) = limbs[index].addingReportingOverflow(carry)
-            limbs[index] = sum
-            carry = overflow ? 1 : 0
-            index += 1
-        }
+        addCarry((overflow1 ? 1 : 0) + (overflow2 ? 1 : 0), at: limb + 2)
         trim()
     }
 

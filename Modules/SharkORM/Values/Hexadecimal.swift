@@ -1,6 +1,6 @@
 /// The hexadecimal digits of `bytes`, two per byte: the one encoder every module uses (blob
-/// literals, descriptions of blob values, SQLCipher's raw-key form).
-package func hexadecimal(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+/// literals, descriptions of blob values, SQLCipher's raw-key form, sync's pending-row ids).
+@_spi(SharkReplication) public func hexadecimal(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
     let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
     var text: [UInt8] = []
     text.reserveCapacity(bytes.underestimatedCount * 2)

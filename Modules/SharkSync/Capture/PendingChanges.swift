@@ -20,8 +20,7 @@ final class SyncPendingRecord {
     }
 
     static func identifier(entity: String, key: Value) -> String {
-        // Lowercase hexadecimal, as stored identifiers have always been spelled.
-        entity + "\u{1F}" + key.encodedKey.map { String(format: "%02x", $0) }.joined()
+        entity + "\u{1F}" + hexadecimal(key.encodedKey)
     }
 }
 
