@@ -68,6 +68,7 @@ int shark_sqlite3_api_load(const char *path, int isolated, shark_sqlite3_api *ap
     SHARK_REQUIRED(bind_text, "sqlite3_bind_text");
     SHARK_REQUIRED(bind_blob, "sqlite3_bind_blob");
     SHARK_REQUIRED(column_count, "sqlite3_column_count");
+    SHARK_REQUIRED(stmt_readonly, "sqlite3_stmt_readonly");
     SHARK_REQUIRED(column_name, "sqlite3_column_name");
     SHARK_REQUIRED(column_type, "sqlite3_column_type");
     SHARK_REQUIRED(column_int64, "sqlite3_column_int64");

@@ -34,6 +34,7 @@ void shark_sqlite3_api_system(shark_sqlite3_api *api) {
     SHARK_SET(bind_text, sqlite3_bind_text);
     SHARK_SET(bind_blob, sqlite3_bind_blob);
     SHARK_SET(column_count, sqlite3_column_count);
+    SHARK_SET(stmt_readonly, sqlite3_stmt_readonly);
     SHARK_SET(column_name, sqlite3_column_name);
     SHARK_SET(column_type, sqlite3_column_type);
     SHARK_SET(column_int64, sqlite3_column_int64);

@@ -18,6 +18,9 @@ package final class SQLStatement {
     var writtenTables: Set<String> = []
     /// Whether the statement is DDL (learnt with `writtenTables`).
     var changesSchema = false
+    /// Whether the statement is a PRAGMA, and one that sets its value (learnt alike).
+    var isPragma = false
+    var setsPragma = false
     private var isFinalized = false
 
     init(handle: OpaquePointer, sql: String, connection: SQLiteConnection) {
@@ -37,6 +40,15 @@ package final class SQLStatement {
     private var reusableBinder: SQLBinder?
     /// The reader of the current row, shared by every execution.
     private lazy var row = SQLRow(api: api, statement: handle)
+
+    /// Whether the statement only reads: a query, or a PRAGMA that reads its value. Not an
+    /// INSERT … RETURNING, DDL, VACUUM or a PRAGMA that sets something. (SQLite's
+    /// `sqlite3_stmt_readonly` calls every PRAGMA that can set a value a write, even when it
+    /// only reads it: `PRAGMA journal_mode`.)
+    package var isReadOnly: Bool {
+        guard writtenTables.isEmpty, !changesSchema else { return false }
+        return api.pointee.stmt_readonly(handle) != 0 || (isPragma && !setsPragma)
+    }
 
     /// The names of the result columns.
     package var columnNames: [String] {

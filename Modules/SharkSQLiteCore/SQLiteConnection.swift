@@ -177,6 +177,8 @@ package final class SQLiteConnection {
         let statement = SQLStatement(handle: handle, sql: sql, connection: self)
         statement.writtenTables = written.tables
         statement.changesSchema = written.changesSchema
+        statement.isPragma = written.isPragma
+        statement.setsPragma = written.setsPragma
         if !remainder.isEmpty {
             // Whitespace, comments and stray semicolons prepare to no statement at all.
             var extra: OpaquePointer?
@@ -254,6 +256,10 @@ final class WrittenTables {
     var tables: Set<String> = []
     /// Whether the statement creates, drops or alters a table, index, view or trigger.
     var changesSchema = false
+    /// Whether the statement is a PRAGMA, and whether it sets its pragma (`PRAGMA x = y`, or
+    /// `PRAGMA x(y)`) rather than only reading it.
+    var isPragma = false
+    var setsPragma = false
 }
 
 /// An `sqlite3_set_authorizer` callback that allows everything and records the tables the
@@ -264,6 +270,11 @@ private let recordWrittenTables:
         UnsafePointer<CChar>?
     ) -> Int32 = { context, action, first, second, _, _ in
         guard let context else { return 0 }
+        if action == 19 {  // SQLITE_PRAGMA: its name first, the value it is given (if any) second
+            let written = Unmanaged<WrittenTables>.fromOpaque(context).takeUnretainedValue()
+            written.isPragma = true
+            if second != nil { written.setsPragma = true }
+        }
         let table: UnsafePointer<CChar>?
         switch action {
         case 9, 18, 23, 11: table = first  // DELETE, INSERT, UPDATE, DROP TABLE: the table first

@@ -356,13 +356,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
                 "raw SQL may not write \(refused): its changes are tracked row by row (by sync, say), which raw SQL "
                     + "cannot report; write it through models instead")
         }
-        // SQLite binds NULL to every parameter left unbound: a missing argument would silently
-        // match nothing, or write NULL.
-        guard statement.parameterCount == arguments.count else {
-            throw SharkError.invalidQuery(
-                "the statement has \(statement.parameterCount) parameter(s) but \(arguments.count) argument(s) were given"
-            )
-        }
+        try checkArguments(of: statement, arguments)
         var result = RawResult(
             columns: statement.columnNames, rows: [], changes: 0, writtenEntities: statement.writtenTables)
         let count = try statement.run(arguments) { row in
@@ -374,5 +368,30 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         if statement.changesSchema { forgetStatements() }
         if writesOnItsOwn { try switchToWAL() }
         return result
+    }
+
+    package func readRaw(_ sql: String, arguments: [Value]) throws -> RawResult {
+        let statement = try connection.prepareSingleStatement(sql)
+        guard statement.isReadOnly else {
+            throw SharkError.invalidQuery(
+                "this statement may change the database: run it with execute(_:arguments:), or inside a write "
+                    + "transaction")
+        }
+        try checkArguments(of: statement, arguments)
+        var result = RawResult(columns: statement.columnNames, rows: [], changes: 0)
+        _ = try statement.run(arguments) { row in
+            result.rows.append((0..<row.columnCount).map { row.value(at: $0) })
+        }
+        return result
+    }
+
+    /// SQLite binds NULL to every parameter left unbound: a missing argument would silently
+    /// match nothing, or write NULL.
+    private func checkArguments(of statement: SQLStatement, _ arguments: [Value]) throws {
+        guard statement.parameterCount == arguments.count else {
+            throw SharkError.invalidQuery(
+                "the statement has \(statement.parameterCount) parameter(s) but \(arguments.count) argument(s) were given"
+            )
+        }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharkDriver) import SharkORM
+@_spi(SharkDriver) @_spi(SharkReplication) import SharkORM
 import Synchronization
 import Testing
 
@@ -18,6 +18,15 @@ private final class BookkeepingObserver: TransactionObserver, Sendable {
             try transaction.commit(entry)
         }
         if alsoTouchesPeople { try transaction.commit(Person(name: "observer", payrollNumber: 777)) }
+    }
+}
+
+/// Keeps every change it is shown, and writes nothing.
+private final class WatchingObserver: TransactionObserver, Sendable {
+    let shown = Mutex<[Change]>([])
+
+    func transactionWillCommit(_ changes: [Change], in transaction: WriteTransaction) throws {
+        shown.withLock { $0 += changes }
     }
 }
 
@@ -178,6 +187,44 @@ struct CommitEventTests {
             #expect(try await AuditEntry.query(in: store).count() == 1)
             #expect(event.entities["Person"]?.inserted.count == (touchesPeople ? 2 : 1))
         }
+    }
+
+    @Test(
+        "the write stage records by role: bookkeeping reaches no observer or event; an import names its source",
+        arguments: TestDriver.allCases)
+    func writeRoles(driver: TestDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        _ = try store.prepare(Person.self)
+        _ = try store.prepare(AuditEntry.self)
+        let observer = WatchingObserver()
+        store.addTransactionObserver(observer)
+        var events = store.events().makeAsyncIterator()
+        try await store.write { tx in
+            try tx.attributeChanges(to: .imported("peer"))
+            try tx.commit(Person(name: "Ada", payrollNumber: 1))
+            try tx.writingBookkeeping {
+                try tx.commit(AuditEntry())
+                _ = try tx.insertRow(["entity": "Person"], into: "AuditEntry")
+            }
+            let row = try tx.insertRow(["name": "Alan", "payrollNumber": 2], into: "Person")
+            try tx.writingBookkeeping { _ = try tx.deleteRow(withKey: row, from: "Person") }
+        }
+        let shown = observer.shown.withLock { $0 }
+        #expect(shown.map(\.entity) == ["Person", "Person"])
+        #expect(shown.allSatisfy { $0.origin == .imported("peer") && $0.operation == .insert })
+        let event = try await next(&events, of: AsyncStream<CommitEvent>.self)
+        #expect(event.origin == .imported("peer"))
+        #expect(event.entities["AuditEntry"] == nil)
+        #expect(event.entities["Person"]?.inserted.count == 2)
+        #expect(event.entities["Person"]?.removed.isEmpty == true)
+        // Written all the same.
+        #expect(try await AuditEntry.query(in: store).count() == 2)
+        #expect(try await Person.query(in: store).count() == 1)
+        // The next transaction is the app's again.
+        try store.commit(Person(name: "Grace", payrollNumber: 3))
+        #expect(try await next(&events, of: AsyncStream<CommitEvent>.self).origin == .local)
+        #expect(observer.shown.withLock { $0.last?.origin } == .local)
     }
 
     @Test("callbacks on a queue and on an actor, in commit order, until cancelled", arguments: TestDriver.allCases)

@@ -66,3 +66,31 @@ extension RawSQLTests {
         #expect(try store.rows("SELECT count(*) FROM audit").rows == [[.integer(1)]])
     }
 }
+
+extension RawSQLTests {
+    /// `rows(_:)` outside a write transaction runs on a reader, which never writes: a
+    /// statement that may change the database is refused before it runs (it would otherwise
+    /// skip the write stage: no observer, event or sync would hear of it).
+    @Test(
+        "a raw read outside a transaction refuses a statement that may write, and reads pragmas",
+        arguments: [TestDriver.sqlite, .sqlcipher])
+    func rawReadsOnlyRead(driver: TestDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try store.commit(Person(name: "Ada", age: 36, payrollNumber: 1))
+        for statement in [
+            "INSERT INTO Person (name, age, payrollNumber) VALUES ('Alan', 41, 2)", "DELETE FROM Person",
+            "CREATE TABLE audit (note TEXT)", "PRAGMA user_version = 7", "VACUUM",
+        ] {
+            #expect(throws: SharkError.self, "\(statement)") { try store.rows(statement) }
+        }
+        #expect(try Person.query(in: store).count() == 1)
+        #expect(try store.rows("PRAGMA user_version").rows == [[.integer(0)]])
+        #expect(try store.rows("PRAGMA table_info(Person)").rows.count == Person.schema.columns.count)
+        // Inside a write transaction the same statement goes through the write stage.
+        try store.write { _ in
+            _ = try store.rows("INSERT INTO Person (name, age, payrollNumber) VALUES ('Alan', 41, 2)")
+        }
+        #expect(try Person.query(in: store).count() == 2)
+    }
+}

@@ -97,6 +97,7 @@ typedef struct shark_sqlite3_api {
     shark_sqlite3_int64 (*last_insert_rowid)(shark_sqlite3 *);
     int (*busy_timeout)(shark_sqlite3 *, int);
     const char *(*sql)(shark_sqlite3_stmt *);
+    int (*stmt_readonly)(shark_sqlite3_stmt *);
     int (*get_autocommit)(shark_sqlite3 *);
     void (*free)(void *);
     void (*interrupt)(shark_sqlite3 *);

@@ -201,10 +201,15 @@ public protocol RowSource {
 
 /// A driver connection that runs raw SQL: the escape hatch of the SQL drivers.
 @_spi(SharkDriver) public protocol RawSQLConnection: DriverConnection {
-    /// Runs one statement with bound arguments. A statement that would write one of the
-    /// `protected` entities is refused before it runs; the result names the entities the
-    /// statement writes.
+    /// Runs one statement with bound arguments, on the writer. A statement that would write
+    /// one of the `protected` entities is refused before it runs; the result names the
+    /// entities the statement writes. Only the store's write stage calls it.
     func executeRaw(_ sql: String, arguments: [Value], protecting protected: Set<String>) throws -> RawResult
+    /// Runs one statement that only reads, with bound arguments: one that may change
+    /// anything (a write, DDL, a PRAGMA that sets) is refused with
+    /// ``SharkError/invalidQuery(_:)`` before it runs. What raw reads outside a write
+    /// transaction call.
+    func readRaw(_ sql: String, arguments: [Value]) throws -> RawResult
 }
 
 /// A driver that can check its storage for damage (see ``Store/checkIntegrity()``).

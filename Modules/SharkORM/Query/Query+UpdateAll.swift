@@ -46,19 +46,13 @@ extension WriteTransaction {
         var keys: [Value] = []
         try writer.read(.query(query.description), schema: schema) { row in keys.append(row.value(at: 0)) }
         guard !keys.isEmpty, !updates.isEmpty else { return 0 }
-        var columns = ColumnSet()
         var assignments: [ColumnAssignment] = []
         // A property set twice takes its last value, as in SQL.
         for update in updates {
             assignments.removeAll { $0.column == update.column }
             assignments.append(ColumnAssignment(column: update.column, value: update.value))
-            columns.insert(Int32(update.column))
         }
-        try writer.updateAll(keys: keys, setting: assignments, schema: schema)
-        let stack = store.transactions
-        if stack.recordsChanges {
-            for key in keys { stack.record(schema: schema, key: key, .update, columns) }
-        }
+        try stage.updateAll(keys: keys, setting: assignments, schema: schema)
         return keys.count
     }
 }

@@ -45,10 +45,7 @@ extension WriteTransaction {
     @_spi(SharkReplication) public func insertRows(_ rows: [[Value]], schema: EntitySchema) throws {
         try checkUsable()
         guard !rows.isEmpty else { return }
-        _ = try writer.insert(rows.map(ValueRow.init), schema: schema, includingKey: true)
-        if store.transactions.recordsChanges {
-            for row in rows { store.transactions.record(schema: schema, key: row[0], .insert, ColumnSet()) }
-        }
+        _ = try stage.insert(rows.map(ValueRow.init), assigningKeys: false, schema: schema) { rows[$0][0] }
     }
 
     /// Writes `columns` of the row whose key is `key`, from `row` (values in schema order;
@@ -59,19 +56,13 @@ extension WriteTransaction {
     ) throws -> Bool {
         try checkUsable()
         guard !columns.isEmpty else { return true }
-        guard try writer.update(ValueRow(row), key: key, columns: columns, schema: schema) else { return false }
-        if store.transactions.recordsChanges { store.transactions.record(schema: schema, key: key, .update, columns) }
-        return true
+        return try stage.update(ValueRow(row), key: key, columns: columns, schema: schema)
     }
 
     /// Deletes the row whose key is `key`. False when there was none.
     @discardableResult
     @_spi(SharkReplication) public func deleteRow(withKey key: Value, schema: EntitySchema) throws -> Bool {
         try checkUsable()
-        guard try writer.delete(key: key, schema: schema) else { return false }
-        if store.transactions.recordsChanges {
-            store.transactions.record(schema: schema, key: key, .delete, ColumnSet())
-        }
-        return true
+        return try stage.delete(key: key, schema: schema)
     }
 }

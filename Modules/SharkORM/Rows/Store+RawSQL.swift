@@ -25,9 +25,7 @@ extension Store {
         if recordsChanges { return try runOutermostTransaction { try $0.execute(sql, arguments: arguments) } }
         // Nobody to tell before COMMIT: run it on its own, so statements that cannot run
         // inside a transaction (VACUUM) still can.
-        return try withWriterAccess { writer in
-            try rawConnection(writer).executeRaw(sql, arguments: arguments, protecting: []).changes
-        }
+        return try withWriterAccess { _ in try writeStage.executeRawAlone(sql, arguments: arguments).changes }
     }
 
     /// Runs a raw SQL query with bound arguments and returns its rows as values.
@@ -37,7 +35,11 @@ extension Store {
     /// for row in result.rows { print(row[0], row[1]) }
     /// ```
     ///
-    /// Reads see the committed state (or, inside a transaction, its own writes). SQL drivers
+    /// Reads see the committed state (or, inside a transaction, its own writes). Outside a
+    /// write transaction the statement must only read: one that may change the database (a
+    /// write, DDL, `VACUUM`, a `PRAGMA` that sets a value) throws
+    /// ``SharkError/invalidQuery(_:)`` before it runs; use ``execute(_:arguments:)``. Inside
+    /// one, it goes through the write pipeline like ``execute(_:arguments:)``. SQL drivers
     /// only: the memory driver throws ``SharkError/unsupported(_:)``.
     public func rows(_ sql: String, _ arguments: Value...) throws -> RawResult {
         try rows(sql, arguments: arguments)
@@ -46,9 +48,9 @@ extension Store {
     /// ``rows(_:_:)`` with an array of arguments.
     public func rows(_ sql: String, arguments: [Value]) throws -> RawResult {
         // Inside a transaction a statement could write (`INSERT … RETURNING`): it goes through
-        // the pipeline like ``execute(_:arguments:)``. Readers cannot write at all.
+        // the write stage like ``execute(_:arguments:)``. A reader only reads.
         if let open = try activeTransaction() { return try open.executeRaw(sql, arguments: arguments) }
-        return try withReader { try rawConnection($0).executeRaw(sql, arguments: arguments, protecting: []) }
+        return try withReader { try rawConnection($0).readRaw(sql, arguments: arguments) }
     }
 
     /// The connection's raw SQL capability, or the error saying the driver has none.
@@ -58,6 +60,11 @@ extension Store {
             recording.region.recordEverything()
             return try rawConnection(recording.base)
         }
+        return try Self.rawCapability(of: connection, driver: driver)
+    }
+
+    /// `connection` as a raw SQL connection, or the error saying `driver` has no SQL engine.
+    static func rawCapability(of connection: any DriverConnection, driver: any Driver) throws -> any RawSQLConnection {
         guard let raw = connection as? any RawSQLConnection else {
             throw SharkError.unsupported(
                 "raw SQL: the \(driver.name) driver has no SQL engine; use queries, or a SQL driver")
@@ -83,16 +90,6 @@ extension WriteTransaction {
     /// entities written as changes of unknown rows.
     func executeRaw(_ sql: String, arguments: [Value]) throws -> RawResult {
         try checkUsable()
-        let raw = try store.rawConnection(store.driver.writer)
-        let result = try raw.executeRaw(sql, arguments: arguments, protecting: store.protectedEntities)
-        let stack = store.transactions
-        if stack.recordsChanges {
-            for entity in result.writtenEntities.sorted() {
-                stack.record(
-                    schema: EntitySchema(name: entity, keyKind: .autoIncrement, columns: []), key: nil, .unknown,
-                    ColumnSet())
-            }
-        }
-        return result
+        return try stage.executeRaw(sql, arguments: arguments, protecting: store.protectedEntities)
     }
 }

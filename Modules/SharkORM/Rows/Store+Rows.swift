@@ -139,11 +139,7 @@ extension WriteTransaction {
             try insertRows([row], schema: schema)
             return key
         }
-        let assigned = Value.integer(try writer.insert(ValueRow(row), schema: schema, includingKey: false) ?? 0)
-        if store.transactions.recordsChanges {
-            store.transactions.record(schema: schema, key: assigned, .insert, ColumnSet())
-        }
-        return assigned
+        return .integer(try stage.insert(ValueRow(row), key: key, assigningKey: true, schema: schema) ?? 0)
     }
 
     /// Writes the given columns of the row of `entity` whose key is `key`. Returns false

@@ -60,7 +60,9 @@ public final class Store: Sendable {
     /// Held by whoever uses the writer connection: one outermost transaction at a time.
     let writerLock = NSLock()
     /// The open transaction's levels; only touched while holding `writerLock`.
-    @usableFromInline let transactions = TransactionStack()
+    @usableFromInline let transactions: TransactionStack
+    /// Where every write reaches the driver and is recorded (see `WriteStage`).
+    @usableFromInline let writeStage: WriteStage
     let observers = Mutex<[any TransactionObserver]>([])
     /// Who listens to commit events, and the commit counter.
     let eventHub = EventHub()
@@ -82,6 +84,8 @@ public final class Store: Sendable {
     /// Opens a store with the driver and options of `configuration`.
     public init(_ configuration: StoreConfiguration) throws {
         driver = try configuration.openDriver()
+        transactions = TransactionStack()
+        writeStage = WriteStage(driver: driver, transactions: transactions)
         writerThread = StoreWorkers(name: "Shark writer", width: 1)
         readerThreads = StoreWorkers(
             name: "Shark reader", width: 4,

@@ -3,6 +3,6 @@
 /// `scripts/check-release.sh` holds the CHANGELOG to it.
 ///
 /// ```swift
-/// print("built with SharkORM \(sharkORMVersion)")   // built with SharkORM 0.9.0
+/// print("built with SharkORM \(sharkORMVersion)")   // built with SharkORM 0.10.0
 /// ```
-public let sharkORMVersion = "0.9.0"
+public let sharkORMVersion = "0.10.0"

@@ -32,10 +32,6 @@ final class TransactionStack: @unchecked Sendable {
     private var stampCounter: UInt64 = 0
     /// Whether the open transaction records its changes: read once when it begins.
     @usableFromInline private(set) var recordsChanges = false
-    /// Set while observers run: what they write is marked so they never see it.
-    private var observing = false
-    /// Who the open transaction's changes are attributed to.
-    var origin: ChangeOrigin = .local
     /// The schemas the last changes recorded referred to, shared with the next changes of the
     /// same entities (a bulk write comes one entity at a time; a graph, a few in turn).
     private var recentSchemas: [SharedSchema] = []
@@ -56,7 +52,6 @@ final class TransactionStack: @unchecked Sendable {
         if levels.isEmpty {
             level = Level(savepoint: nil, stamp: stampCounter)
             recordsChanges = recordingChanges
-            origin = .local
         } else {
             savepointCounter += 1
             level = Level(savepoint: "shark_sp_\(savepointCounter)", stamp: stampCounter)
@@ -65,9 +60,12 @@ final class TransactionStack: @unchecked Sendable {
         return level
     }
 
-    /// Records a change at the innermost level.
-    @usableFromInline
-    func record(schema: EntitySchema, key: Value?, _ operation: Change.Operation, _ columns: ColumnSet) {
+    /// Records a change at the innermost level (the write stage's to call: it knows the role
+    /// a write is made in, so who the change is from and whether observers see it).
+    func record(
+        schema: EntitySchema, key: Value?, _ operation: Change.Operation, _ columns: ColumnSet, origin: ChangeOrigin,
+        byObserver: Bool
+    ) {
         // Equal schemas usually share their storage, which `==` checks first.
         let shared: SharedSchema
         if let recent = recentSchemas.first(where: { $0.schema == schema }) {
@@ -80,7 +78,7 @@ final class TransactionStack: @unchecked Sendable {
         levels[levels.count - 1].changes.append(
             RecordedChange(
                 shared: shared, key: key, operation: operation, columns: columns, origin: origin,
-                byObserver: observing))
+                byObserver: byObserver))
     }
 
     /// The changes observers have not seen, once every level has been folded into the
@@ -116,14 +114,6 @@ final class TransactionStack: @unchecked Sendable {
 
     /// Every change of the outermost level (savepoints fold into it as they end).
     var outermostChanges: [RecordedChange] { levels.first?.changes ?? [] }
-
-    /// Runs `body` with the writes it makes marked as the observers' own.
-    func whileObserving<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = observing
-        observing = true
-        defer { observing = previous }
-        return try body()
-    }
 
     /// Records how to restore `object` unless the innermost level already has (the first
     /// state seen in a level is the one to go back to).

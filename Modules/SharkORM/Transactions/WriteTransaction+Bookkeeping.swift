@@ -8,14 +8,13 @@ extension WriteTransaction {
     /// capture does not stamp them as local).
     @_spi(SharkReplication) public func attributeChanges(to origin: ChangeOrigin) throws {
         try checkUsable()
-        store.transactions.origin = origin
+        stage.attribute(to: origin)
     }
 
-    /// Runs `body` with its writes marked as a transaction observer's: observers never see
-    /// them, and events leave them out for the entities an observer protects (its metadata),
-    /// as for the writes an observer makes while called before commit.
+    /// Runs `body` with its writes made as bookkeeping (see `WriteRole`): written like any
+    /// other, recorded for nobody: observers never see them and events never report them.
     @_spi(SharkReplication) public func writingBookkeeping<T>(_ body: () throws -> T) throws -> T {
         try checkUsable()
-        return try store.transactions.whileObserving(body)
+        return try stage.writing(as: .bookkeeping, body)
     }
 }

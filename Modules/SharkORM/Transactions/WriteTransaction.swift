@@ -29,13 +29,17 @@ public final class WriteTransaction: ScopedTransaction, @unchecked Sendable {
     /// Whether this is a savepoint inside another transaction.
     public let isSavepoint: Bool
     let confinement = Confinement()
-    /// The driver's writer connection, looked up once rather than for every object written.
+    /// The driver's writer connection, looked up once rather than for every object written:
+    /// for reads inside the transaction (writes go through ``stage``).
     let writer: any DriverConnection
+    /// The write stage, through which every write of this transaction reaches the driver.
+    @usableFromInline let stage: WriteStage
 
     init(store: Store, isSavepoint: Bool) {
         self.store = store
         self.isSavepoint = isSavepoint
-        self.writer = store.driver.writer
+        self.stage = store.writeStage
+        self.writer = stage.writer
     }
 
     func usability() -> SharkError? { confinement.problem("transaction") }

@@ -20,7 +20,7 @@
 /// The per-object loops are inlinable, so that they are specialized for each model in the
 /// app's module: unspecialized, every property access is a call through a witness table
 /// that copies (and retains) the object's state, and every array step looks up metadata.
-/// The driver is called once per batch, through `writeBatch`.
+/// The write stage is called once per batch.
 extension WriteTransaction {
     /// Inserts or updates every object, in order.
     @inlinable
@@ -88,7 +88,10 @@ extension WriteTransaction {
         let stack = store.transactions
         if !batch.isUpdate {
             let assignsKey = batch.assignsKey
-            let keys = try insertBatch(batch.objects, schema: schema, includingKey: !assignsKey)
+            let objects = batch.objects
+            let keys = try stage.insert(objects, assigningKeys: assignsKey, schema: schema) {
+                objects[$0].id.columnValue
+            }
             var states: [ModelState] = []
             states.reserveCapacity(batch.objects.count)
             for position in 0..<batch.objects.count {
@@ -96,9 +99,6 @@ extension WriteTransaction {
                 states.append(object._$shark)
                 if assignsKey { object._sharkAssignKey(keys[position]) }
                 object._$shark.didWrite(to: store)
-                if stack.recordsChanges {
-                    stack.record(schema: schema, key: object.id.columnValue, .insert, ColumnSet())
-                }
             }
             stack.record(
                 WrittenBatch(objects: batch.objects, inserted: true, assignedKeys: assignsKey, states: states))
@@ -107,31 +107,12 @@ extension WriteTransaction {
             var keys: [Value] = []
             keys.reserveCapacity(batch.objects.count)
             for position in 0..<batch.objects.count { keys.append(batch.objects[position].id.columnValue) }
-            if let missing = try updateBatch(batch.objects, keys: keys, columns: columns, schema: schema) {
+            if let missing = try stage.update(batch.objects, keys: keys, columns: columns, schema: schema) {
                 throw SharkError.notFound(entity: schema.name, key: "\(batch.objects[missing].id)")
             }
-            for position in 0..<batch.objects.count {
-                batch.objects[position]._$shark.clearChanges()
-                if stack.recordsChanges { stack.record(schema: schema, key: keys[position], .update, columns) }
-            }
+            for position in 0..<batch.objects.count { batch.objects[position]._$shark.clearChanges() }
             stack.record(WrittenBatch(objects: batch.objects, inserted: false, assignedKeys: false, states: []))
         }
-    }
-}
-
-extension WriteTransaction {
-    /// The driver's bulk insert (not inlinable: the driver protocol is not public API).
-    @usableFromInline
-    func insertBatch<M: Model>(_ objects: [M], schema: EntitySchema, includingKey: Bool) throws -> [Int64] {
-        try writer.insert(objects, schema: schema, includingKey: includingKey)
-    }
-
-    /// The driver's bulk update.
-    @usableFromInline
-    func updateBatch<M: Model>(_ objects: [M], keys: [Value], columns: ColumnSet, schema: EntitySchema) throws
-        -> Int?
-    {
-        try writer.update(objects, keys: keys, columns: columns, schema: schema)
     }
 }
 

@@ -3,7 +3,8 @@
 /// 1. **Hooks and vetoes.** `willInsert`/`willUpdate`/`willDelete` run first; a `false` stops
 ///    the write with ``SharkError/vetoed(entity:operation:)`` before anything is written.
 /// 2. **The driver write.** One intent — insert, update of the changed columns, delete — to the
-///    writer connection. The object is remembered first, so a rollback puts its in-memory
+///    write stage (`WriteStage.swift`), which calls the writer connection and records the
+///    change. The object is remembered first, so a rollback puts its in-memory
 ///    state back along with the row; its change flags are cleared once the driver has the
 ///    row, and restored if the transaction rolls back.
 /// 3. **In-transaction observers** (``TransactionObserver``), just before COMMIT: they see the
@@ -71,13 +72,10 @@ extension WriteTransaction {
         guard object.willInsert() else { throw SharkError.vetoed(entity: schema.name, operation: .insert) }
         let stack = store.transactions
         stack.remember(object, state: state, in: store)
-        let assigned = try writer.insert(object, schema: schema, includingKey: !assignsKey)
+        let assigned = try stage.insert(object, key: key, assigningKey: assignsKey, schema: schema)
         if assignsKey, let assigned { object._sharkAssignKey(assigned) }
         object._$shark.didWrite(to: store)
         stack.afterCommit(.inserted(object))
-        if stack.recordsChanges {
-            stack.record(schema: schema, key: object.id.columnValue, .insert, ColumnSet())
-        }
     }
 
     private func update<M: Model>(_ object: M, state: ModelState, schema: EntitySchema) throws {
@@ -89,15 +87,11 @@ extension WriteTransaction {
         guard object.willUpdate() else { throw SharkError.vetoed(entity: schema.name, operation: .update) }
         let stack = store.transactions
         stack.remember(object, state: state, in: store)
-        guard try writer.update(object, key: object.id.columnValue, columns: columns, schema: schema)
-        else {
+        guard try stage.update(object, key: object.id.columnValue, columns: columns, schema: schema) else {
             throw SharkError.notFound(entity: schema.name, key: "\(object.id)")
         }
         object._$shark.didWrite(to: store)
         stack.afterCommit(.updated(object))
-        if stack.recordsChanges {
-            stack.record(schema: schema, key: object.id.columnValue, .update, state.dirty)
-        }
     }
 
     /// Removes one object inside this transaction, applying the delete rules of the
@@ -119,107 +113,12 @@ extension WriteTransaction {
         let stack = store.transactions
         stack.remember(object, state: state, in: store)
         let key = object.id.columnValue
-        guard try writer.delete(key: key, schema: schema) else {
+        guard try stage.delete(key: key, schema: schema) else {
             throw SharkError.notFound(entity: schema.name, key: "\(object.id)")
         }
         // Not persisted, and no change flags: a re-commit inserts every column.
         object._$shark.isPersisted = false
         object._$shark.dirty = ColumnSet()
         stack.afterCommit(.deleted(object))
-        if stack.recordsChanges { stack.record(schema: schema, key: key, .delete, ColumnSet()) }
-    }
-}
-
-extension Store {
-    /// Runs `body` as a new outermost transaction: stages 3 to 5 of the pipeline happen here.
-    @usableFromInline
-    func runOutermostTransaction<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
-        let (result, committed) = try writerLock.withLock { () throws -> (T, [CommittedWrite]) in
-            try checkOpen()
-            let transaction = WriteTransaction(store: self, isSavepoint: false)
-            let writer = driver.writer
-            transactions.push(recordingChanges: recordsChanges)
-            do {
-                try writer.beginTransaction()
-            } catch {
-                transaction.confinement.end()
-                transactions.popRolledBack(in: self)
-                throw error
-            }
-            do {
-                let result = try TransactionScope.with(transaction) { () throws -> T in
-                    let result = try body(transaction)
-                    try notifyObservers(in: transaction)
-                    return result
-                }
-                try writer.commitTransaction()
-                transaction.confinement.end()
-                publishCommitEvent()
-                return (result, transactions.popCommitted())
-            } catch {
-                transaction.confinement.end()
-                try? writer.rollbackTransaction()
-                transactions.popRolledBack(in: self)
-                throw error
-            }
-        }
-        for write in committed { write.runHook() }
-        return result
-    }
-
-    /// Runs `body` in a savepoint of `parent`'s transaction.
-    func runSavepoint<T>(inside parent: WriteTransaction, _ body: (WriteTransaction) throws -> T) throws -> T {
-        let savepoint = WriteTransaction(store: self, isSavepoint: true)
-        let writer = driver.writer
-        let name = transactions.push(recordingChanges: recordsChanges).savepoint!
-        do {
-            try writer.createSavepoint(name)
-        } catch {
-            savepoint.confinement.end()
-            transactions.popRolledBack(in: self)
-            throw error
-        }
-        do {
-            let result = try TransactionScope.with(savepoint) { try body(savepoint) }
-            try writer.releaseSavepoint(name)
-            savepoint.confinement.end()
-            _ = transactions.popCommitted()
-            return result
-        } catch {
-            savepoint.confinement.end()
-            try? writer.rollbackToSavepoint(name)
-            try? writer.releaseSavepoint(name)
-            transactions.popRolledBack(in: self)
-            throw error
-        }
-    }
-
-    /// Stage 5, first half: counts the commit and hands its event to the listeners, inside
-    /// the writer's lock so that events keep commit order. What observers wrote to the
-    /// entities they protect (their own bookkeeping, sync's metadata) raises no event.
-    private func publishCommitEvent() {
-        let changes = transactions.outermostChanges
-        let origin = transactions.origin
-        let protected = changes.contains { $0.byObserver } ? protectedEntities : []
-        eventHub.committed(recorded: transactions.recordsChanges) { sequence in
-            var builder = CommitEventBuilder()
-            for change in changes where !(change.byObserver && protected.contains(change.schema.name)) {
-                builder.add(change)
-            }
-            return builder.event(sequence: sequence, origin: origin)
-        }
-    }
-
-    /// Stage 3: shows the transaction's changes to every observer, until their own writes
-    /// settle. Each observer sees each change once; what observers write is recorded (for
-    /// events) but not shown to observers.
-    private func notifyObservers(in transaction: WriteTransaction) throws {
-        let observers = self.observers.withLock { $0 }
-        guard !observers.isEmpty else { return }
-        let changes = transactions.changesForObservers()
-        guard !changes.isEmpty else { return }
-        try transactions.whileObserving {
-            for observer in observers { try observer.transactionWillCommit(changes, in: transaction) }
-        }
     }
 }

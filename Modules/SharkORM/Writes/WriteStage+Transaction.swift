@@ -1,0 +1,94 @@
+/// Stages 3 to 5 of a write, around the write stage: the outermost transaction and its
+/// savepoints, the in-transaction observers just before COMMIT, COMMIT, the commit event and
+/// the `did…` hooks after it.
+extension Store {
+    /// Runs `body` as a new outermost transaction: stages 3 to 5 of the pipeline happen here.
+    @usableFromInline
+    func runOutermostTransaction<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
+        let (result, committed) = try writerLock.withLock { () throws -> (T, [CommittedWrite]) in
+            try checkOpen()
+            let transaction = WriteTransaction(store: self, isSavepoint: false)
+            let writer = driver.writer
+            transactions.push(recordingChanges: recordsChanges)
+            writeStage.beginTransaction()
+            do {
+                try writer.beginTransaction()
+            } catch {
+                transaction.confinement.end()
+                transactions.popRolledBack(in: self)
+                throw error
+            }
+            do {
+                let result = try TransactionScope.with(transaction) { () throws -> T in
+                    let result = try body(transaction)
+                    try notifyObservers(in: transaction)
+                    return result
+                }
+                try writer.commitTransaction()
+                transaction.confinement.end()
+                publishCommitEvent()
+                return (result, transactions.popCommitted())
+            } catch {
+                transaction.confinement.end()
+                try? writer.rollbackTransaction()
+                transactions.popRolledBack(in: self)
+                throw error
+            }
+        }
+        for write in committed { write.runHook() }
+        return result
+    }
+
+    /// Runs `body` in a savepoint of `parent`'s transaction.
+    func runSavepoint<T>(inside parent: WriteTransaction, _ body: (WriteTransaction) throws -> T) throws -> T {
+        let savepoint = WriteTransaction(store: self, isSavepoint: true)
+        let writer = driver.writer
+        let name = transactions.push(recordingChanges: recordsChanges).savepoint!
+        do {
+            try writer.createSavepoint(name)
+        } catch {
+            savepoint.confinement.end()
+            transactions.popRolledBack(in: self)
+            throw error
+        }
+        do {
+            let result = try TransactionScope.with(savepoint) { try body(savepoint) }
+            try writer.releaseSavepoint(name)
+            savepoint.confinement.end()
+            _ = transactions.popCommitted()
+            return result
+        } catch {
+            savepoint.confinement.end()
+            try? writer.rollbackToSavepoint(name)
+            try? writer.releaseSavepoint(name)
+            transactions.popRolledBack(in: self)
+            throw error
+        }
+    }
+
+    /// Stage 5, first half: counts the commit and hands its event to the listeners, inside
+    /// the writer's lock so that events keep commit order. The write stage left out what
+    /// nobody is to hear of (bookkeeping, observers' writes to the entities they protect).
+    private func publishCommitEvent() {
+        let changes = transactions.outermostChanges
+        let origin = writeStage.origin
+        eventHub.committed(recorded: transactions.recordsChanges) { sequence in
+            var builder = CommitEventBuilder()
+            for change in changes { builder.add(change) }
+            return builder.event(sequence: sequence, origin: origin)
+        }
+    }
+
+    /// Stage 3: shows the transaction's changes to every observer, until their own writes
+    /// settle. Each observer sees each change once; what observers write is recorded (for
+    /// events) but not shown to observers.
+    private func notifyObservers(in transaction: WriteTransaction) throws {
+        let observers = self.observers.withLock { $0 }
+        guard !observers.isEmpty else { return }
+        let changes = transactions.changesForObservers()
+        guard !changes.isEmpty else { return }
+        try writeStage.writing(as: .observer(protecting: protectedEntities)) {
+            for observer in observers { try observer.transactionWillCommit(changes, in: transaction) }
+        }
+    }
+}
