@@ -128,7 +128,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     /// database and have the next write start it over. It reports contention in its result,
     /// never as an error, and waits at most the busy timeout for a reader the observers do not
     /// know of.
-    package func restartLog() throws {
+    package func performIdleMaintenance() throws {
         _ = try connection.scalar("PRAGMA wal_checkpoint(RESTART)")
     }
 

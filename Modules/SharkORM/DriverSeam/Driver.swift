@@ -26,10 +26,18 @@
     func close()
     /// Whether the storage was opened read-only, so every write fails. False by default.
     var isReadOnly: Bool { get }
+    /// How many keys the store puts in one `isIn` read when it reads rows by key in bulk
+    /// (sync reads thousands per transaction): a list length the engine handles well. Any
+    /// length reads the same rows; only the number of reads changes, never what a store
+    /// accepts. The default, 500, suits SQLite (whose older versions bind at most 999
+    /// parameters) and the memory engine.
+    var keysPerRead: Int { get }
 }
 
 @_spi(SharkDriver) extension Driver {
     public var isReadOnly: Bool { false }
+
+    public var keysPerRead: Int { 500 }
 }
 
 /// One connection to a driver's storage. Not thread-safe: a store uses each from one thread
@@ -102,33 +110,35 @@
     /// decimal sums).
     func values(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws -> [Value]
     /// The distinct values of `expression` over the rows that match `query` (its window taken
-    /// in its order), ascending in SQLite's order, NULL first; values SQLite compares as equal
-    /// (`1` and `1.0`) count once.
+    /// in its order), ascending in the order of values (docs/values.md: NULL, then numbers by
+    /// value, then text byte by byte, then blobs); values that compare as equal there (`1` and
+    /// `1.0`) count once.
     func distinctValues(of expression: QueryExpression, _ query: EntityQuery, schema: EntitySchema) throws
         -> [Value]
 
-    /// Called on the writer, between transactions, at a moment no observer reads: an engine
-    /// with a log that readers keep from shrinking (SQLite's write-ahead log) folds it back into
-    /// the database and starts it over. The default does nothing.
-    func restartLog() throws
+    /// Called on the writer, between transactions, at a moment no live query reads (every
+    /// 64 commits while live queries observe): upkeep that a steady stream of readers would
+    /// otherwise hold off. The SQLite drivers fold the write-ahead log back into the database
+    /// so that it starts over; the default does nothing.
+    func performIdleMaintenance() throws
 
     /// The schema of a table (or view) of the file that SharkORM holds no record of, read
     /// from the engine itself, so that row calls and tools read databases other programs
     /// made; nil when there is no such table. Its key is the table's primary key (the first
-    /// column of a composite one), else SQLite's `rowid`, else, for a view, its first
-    /// column. Logical types are unknown: values read as stored. The default: nil (an
+    /// column of a composite one), else the engine's own row identity (SQLite's `rowid`), else,
+    /// for a view, its first column. Logical types are unknown: values read as stored. The default: nil (an
     /// engine whose every table SharkORM made).
     func unrecordedSchema(of table: String) throws -> EntitySchema?
 
-    /// A number that changes whenever the file's schema does, whichever process changed it
-    /// (SQLite's `schema_version`): the store reloads what it keeps of the recorded schemas
+    /// A number that changes whenever the storage's schema does, whichever process or
+    /// connection changed it (SQLite's `schema_version`): the store reloads what it keeps of the recorded schemas
     /// when it differs. Nil (the default) for an engine no other process can change, whose
     /// store hears of every change it makes.
     func schemaGeneration() throws -> Int64?
 }
 
 @_spi(SharkDriver) extension DriverConnection {
-    public func restartLog() throws {}
+    public func performIdleMaintenance() throws {}
 
     public func unrecordedSchema(of table: String) throws -> EntitySchema? { nil }
 

@@ -7,8 +7,9 @@ import Foundation
 /// array of ``Value``s. A SQL driver implements it over a prepared statement; the memory
 /// driver over its stored row.
 ///
-/// Conversions between storage classes follow SQLite's rules, so every driver decodes a
-/// value the same way; in particular NULL reads as 0, 0.0, "" and empty data.
+/// Conversions between storage classes are the core's (``Value/coercedToInt64()`` and its
+/// siblings, which match SQLite's `sqlite3_column_*`), so every driver decodes a value the
+/// same way; in particular NULL reads as 0, 0.0, "" and empty data.
 ///
 /// Class-bound, like ``RowWriter``: a driver keeps one reader per statement and moves it from
 /// row to row, and generated code calls it through `any RowReader` without unboxing a value

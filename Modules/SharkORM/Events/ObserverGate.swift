@@ -11,8 +11,9 @@ import Synchronization
 /// what the cores left over are contended for.
 ///
 /// Every `commitsPerLogRestart` commits, the gate also holds every observer back for a moment
-/// and has the writer restart the engine's log (`DriverConnection.restartLog`): readers that
-/// follow each other without a pause keep SQLite's write-ahead log from ever starting over,
+/// and has the writer do the engine's idle upkeep (`DriverConnection.performIdleMaintenance`):
+/// readers that follow each other without a pause keep SQLite's write-ahead log, for one, from
+/// ever starting over,
 /// and a log grown to tens of megabytes slows every write and read (measured: the O workload
 /// of shark-bench, docs/benchmarks.md).
 final class ObserverGate: Sendable {
@@ -36,14 +37,14 @@ final class ObserverGate: Sendable {
 
     /// Runs `body`, a computation reading `store`, once a place is free.
     func run<T>(in store: Store, _ body: () async throws -> sending T) async rethrows -> sending T {
-        await restartLogIfDue(store)
+        await maintainIfDue(store)
         await enter()
         defer { leave() }
         return try await body()
     }
 
     /// Has the writer restart the log while no observer reads, when enough commits went by.
-    private func restartLogIfDue(_ store: Store) async {
+    private func maintainIfDue(_ store: Store) async {
         let due = state.withLock { state -> Bool in
             guard !state.isRestarting, store.lastCommitSequence &- state.lastRestart >= Self.commitsPerLogRestart
             else { return false }
@@ -54,7 +55,7 @@ final class ObserverGate: Sendable {
         for _ in 0..<width { await enter() }  // every place: no observer computes meanwhile
         let sequence = store.lastCommitSequence
         // Between transactions, on the writer's thread; a closed store just skips it.
-        try? await store.writerThread.run { try store.withWriterAccess { try $0.restartLog() } }
+        try? await store.writerThread.run { try store.withWriterAccess { try $0.performIdleMaintenance() } }
         state.withLock { state in
             state.lastRestart = sequence
             state.isRestarting = false

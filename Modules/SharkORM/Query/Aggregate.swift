@@ -7,8 +7,8 @@
 ///   rounded once to the nearest `Double`; with a decimal among them, to the nearest `Decimal`.
 /// - `average`: the exact sum divided by the count, rounded once: a `Double`, or a `Decimal`
 ///   for decimals.
-/// - `minimum`, `maximum`: the smallest or largest value in SQLite's order (numbers, then
-///   text, then blobs), with its own type.
+/// - `minimum`, `maximum`: the smallest or largest value in the order of values (numbers, then
+///   text, then blobs: docs/values.md), with its own type.
 ///
 /// ```swift
 /// let total = try Person.query(in: store).sum(\.age)        // Int?

@@ -1,4 +1,5 @@
-/// A function of one row's values that a query may call, with SQLite's rules on every driver.
+/// A function of one row's values that a query may call, with the same rules on every driver
+/// (SQLite's, which the memory engine follows).
 ///
 /// - `lower`, `upper`: the text with ASCII letters changed (other letters are left as they
 ///   are, as SQLite does without ICU); a number is first written as text.

@@ -11,9 +11,10 @@ extension Store {
         var rows: [[Value]] = []
         rows.reserveCapacity(keys.count)
         var pending = Array(keys)
-        // In slices: every driver takes an IN list of this length as bound parameters.
+        // In slices of the length the driver handles well: the same rows, fewer reads.
+        let length = max(1, driver.keysPerRead)
         while !pending.isEmpty {
-            let slice = Array(pending.suffix(500))
+            let slice = Array(pending.suffix(length))
             pending.removeLast(slice.count)
             var query = EntityQuery(entity: schema.name)
             query.predicate = .isIn(.column(schema.key.name), slice)

@@ -19,10 +19,12 @@ public struct EntitySchema: Sendable, Hashable, Codable {
     public var columns: [ColumnSchema]
     /// The declared indexes.
     public var indexes: [IndexSchema]
-    /// Whether a driver that can should keep the rows in key order in one structure, with no
-    /// separate key index (SQLite's `WITHOUT ROWID`): one B-tree write per insert instead of
-    /// two. For small rows with a `UUID` or `String` key, written in bulk (sync's metadata);
-    /// nil (no) for models. Drivers without the distinction ignore it.
+    /// A storage hint: whether a driver that can should keep the rows in key order in one
+    /// structure, with no separate key index — one tree write per insert instead of two. For
+    /// small rows with a `UUID` or `String` key, written in bulk (sync's metadata); nil (no)
+    /// for models. A hint only: it changes no result, and a driver without the distinction
+    /// ignores it (the SQLite drivers make such a table `WITHOUT ROWID`; the memory engine
+    /// always keeps rows in key order).
     public var isClusteredByKey: Bool?
 
     public init(
