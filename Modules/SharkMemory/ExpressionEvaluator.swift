@@ -55,7 +55,8 @@ indirect enum CompiledExpression {
                 try Self(upper, schema: schema, database: database))
         case .function(let function, let arguments):
             guard function.arity.contains(arguments.count) else {
-                throw SharkError.invalidQuery("wrong number of arguments to \(function.rawValue): \(arguments.count)")
+                throw SharkError.invalidQuery(
+                    .wrongArgumentCount, "wrong number of arguments to \(function.rawValue): \(arguments.count)")
             }
             self = .function(function, try arguments.map { try Self($0, schema: schema, database: database) })
         case .isInSubquery(let operand, let subquery):

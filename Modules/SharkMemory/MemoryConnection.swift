@@ -28,7 +28,9 @@ final class MemoryConnection: DriverConnection {
     }
 
     func commitTransaction() throws {
-        guard let working = state else { throw SharkError.transactionMisuse("COMMIT without a transaction") }
+        guard let working = state else {
+            throw SharkError.transactionMisuse(.noTransaction, "COMMIT without a transaction")
+        }
         try traced("COMMIT") { try driver.publish(working) }
         state = nil
         savepoints.removeAll()
@@ -297,7 +299,9 @@ final class MemoryConnection: DriverConnection {
     /// Runs a change on the working copy, or, outside a transaction, on a copy of the
     /// committed state that is published when the change succeeds (autocommit).
     private func write(_ change: (inout MemoryDatabaseState) throws -> Void) throws {
-        guard isWriter else { throw SharkError.unsupported("writing through a read-only connection") }
+        guard isWriter else {
+            throw SharkError.unsupported(.readOnlyConnection, "writing through a read-only connection")
+        }
         if state != nil {
             try change(&state!)
         } else {

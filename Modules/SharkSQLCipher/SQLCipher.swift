@@ -33,13 +33,13 @@ public enum SQLCipher {
     /// ```
     public static func rekey(_ store: Store, to key: SQLCipherKey) throws {
         guard let driver = store.driver as? SQLCipherDriver else {
-            throw SharkError.unsupported("rekey needs a .sqlcipher store, not \(store.driverName)")
+            throw SharkError.unsupported(.needsSQLCipher, "rekey needs a .sqlcipher store, not \(store.driverName)")
         }
         let material = try key.keyMaterial()
         try store.withWriterAccess { _ in
             let connection = driver.sql.writerSQLConnection
             guard let handle = connection.handle, let rekey = connection.library.api.pointee.rekey else {
-                throw SharkError.unsupported("this SQLCipher library has no sqlite3_rekey")
+                throw SharkError.unsupported(.libraryLacksFunction, "this SQLCipher library has no sqlite3_rekey")
             }
             try driver.sql.withReadersClosed {
                 try leavingWAL(connection) {
@@ -76,7 +76,8 @@ public enum SQLCipher {
     /// The cipher settings of an open encrypted store.
     public static func settings(of store: Store) throws -> CipherSettings {
         guard let driver = store.driver as? SQLCipherDriver else {
-            throw SharkError.unsupported("cipher settings need a .sqlcipher store, not \(store.driverName)")
+            throw SharkError.unsupported(
+                .needsSQLCipher, "cipher settings need a .sqlcipher store, not \(store.driverName)")
         }
         return try store.withWriterAccess { _ in
             let connection = driver.sql.writerSQLConnection

@@ -172,7 +172,8 @@ package final class SQLiteConnection {
         }
         guard code == SHARK_SQLITE_OK else { throw error(code: code, message: lastErrorMessage, sql: sql) }
         guard let handle else {
-            throw SharkError.invalidQuery("the SQL text holds no statement: \(sql.debugDescription)")
+            throw SharkError.invalidQuery(
+                .rawStatementMissing, "the SQL text holds no statement: \(sql.debugDescription)")
         }
         let statement = SQLStatement(handle: handle, sql: sql, connection: self)
         statement.writtenTables = written.tables
@@ -187,6 +188,7 @@ package final class SQLiteConnection {
             if extraCode != SHARK_SQLITE_OK || extra != nil {
                 statement.finalize()
                 throw SharkError.invalidQuery(
+                    .rawStatementNotSingle,
                     "raw SQL runs one statement at a time, but the text goes on after the first: "
                         + remainder.trimmingCharacters(in: .whitespacesAndNewlines).prefix(60).debugDescription)
             }

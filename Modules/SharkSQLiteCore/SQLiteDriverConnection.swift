@@ -328,7 +328,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         do {
             return try body()
         } catch SharkError.driver(code: 1, message: "integer overflow", sql: _) {
-            throw SharkError.invalidValue("integer overflow: \(subject()) does not fit in 64 bits")
+            throw SharkError.invalidValue(.integerOverflow, "integer overflow: \(subject()) does not fit in 64 bits")
         }
     }
 
@@ -353,6 +353,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
             foldedProtected.contains(EntitySchema.folded($0))
         }) {
             throw SharkError.invalidQuery(
+                .rawStatementWritesProtected,
                 "raw SQL may not write \(refused): its changes are tracked row by row (by sync, say), which raw SQL "
                     + "cannot report; write it through models instead")
         }
@@ -374,6 +375,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
         let statement = try connection.prepareSingleStatement(sql)
         guard statement.isReadOnly else {
             throw SharkError.invalidQuery(
+                .rawStatementMayWrite,
                 "this statement may change the database: run it with execute(_:arguments:), or inside a write "
                     + "transaction")
         }
@@ -390,6 +392,7 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     private func checkArguments(of statement: SQLStatement, _ arguments: [Value]) throws {
         guard statement.parameterCount == arguments.count else {
             throw SharkError.invalidQuery(
+                .rawArgumentCount,
                 "the statement has \(statement.parameterCount) parameter(s) but \(arguments.count) argument(s) were given"
             )
         }

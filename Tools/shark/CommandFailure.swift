@@ -14,6 +14,8 @@ struct CommandFailure: Error {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
     static let unavailable: Int32 = 69
+    /// A failure inside the tool or a library it uses, not the input (EX_SOFTWARE).
+    static let software: Int32 = 70
     static let cannotCreate: Int32 = 73
     static let temporaryFailure: Int32 = 75
     static let ioError: Int32 = 74
@@ -48,7 +50,7 @@ struct CommandFailure: Error {
             }
         case let error as SyncError:
             switch error {
-            case .keyMismatch(let reason) where reason.contains("not encrypted"):
+            case .keyMismatch(let reason) where reason.reason == .keyNotExpected:
                 self.init(
                     "\(reason): leave out --log-key-file and --log-key-env for this file", exitCode: Self.permission)
             case .keyMismatch(let reason):
@@ -60,6 +62,8 @@ struct CommandFailure: Error {
                     exitCode: Self.permission)
             case .misuse, .unsupportedModel:
                 self.init(error.description, exitCode: Self.usage)
+            case .internalFailure:
+                self.init(error.description, exitCode: Self.software)
             case .notAChangeLog, .unsupportedFormatVersion, .corrupt, .tooLarge, .foreignLineage:
                 self.init(error.description, exitCode: Self.dataError)
             }

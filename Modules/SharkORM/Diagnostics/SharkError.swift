@@ -33,11 +33,11 @@ public enum SharkError: Error, Sendable, Equatable {
     /// The stored schema cannot be reconciled with the model.
     case schemaMismatch(entity: String, reason: String)
     /// A stored value could not be decoded into the property's type.
-    case decoding(reason: String)
+    case decoding(reason: ErrorDetail<DecodingReason>)
     /// A property holds a value that has no stored form that reads back (`Decimal.nan`, a
     /// `Date` of NaN seconds, a Codable value that does not encode): refused when committed,
     /// so no row is ever written that cannot be read.
-    case invalidValue(String)
+    case invalidValue(ErrorDetail<ValueReason>)
     /// No file exists at `path`, and the operation needs one (encrypting, decrypting).
     case fileNotFound(path: String)
     /// The file at `path` is a database, opened with the right key where it has one, but
@@ -55,7 +55,7 @@ public enum SharkError: Error, Sendable, Equatable {
     /// persisted, a value of a type that cannot be stored, a predicate nested deeper than
     /// ``QueryExpression/maximumNestingDepth``; or raw SQL with a number of arguments other
     /// than its parameters, or with text after its first statement.
-    case invalidQuery(String)
+    case invalidQuery(ErrorDetail<QueryReason>)
     /// A string predicate or ordering is not well formed, names a property or function
     /// that does not exist, or takes another number of arguments than it was given: the
     /// error says where and what was expected.
@@ -64,11 +64,11 @@ public enum SharkError: Error, Sendable, Equatable {
     /// (an entity and property, `Employee.department`) still refers to it.
     case deleteDenied(entity: String, referencedBy: String)
     /// The driver does not support the operation (raw SQL on the memory engine, say).
-    case unsupported(String)
+    case unsupported(ErrorDetail<UnsupportedReason>)
     /// The store was closed.
     case closed
     /// A transaction was misused: committing from another thread, or after it ended.
-    case transactionMisuse(String)
+    case transactionMisuse(ErrorDetail<MisuseReason>)
     /// A driver-level failure: the engine's own code and message, and the statement if any.
     case driver(code: Int32, message: String, sql: String?)
 

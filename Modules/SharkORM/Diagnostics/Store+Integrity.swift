@@ -24,7 +24,7 @@ extension Store {
     public func checkIntegrity() throws -> IntegrityReport {
         try checkOpen()
         guard let checking = driver as? any IntegrityChecking else {
-            throw SharkError.unsupported("the \(driver.name) driver cannot check its storage")
+            throw SharkError.unsupported(.integrityCheck, "the \(driver.name) driver cannot check its storage")
         }
         return IntegrityReport(problems: try checking.checkIntegrity())
     }

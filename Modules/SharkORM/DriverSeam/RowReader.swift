@@ -86,7 +86,8 @@ extension RowReader {
         case .text(let text): found = "text (\(Value.text(String(text.prefix(40)))))"
         case .blob(let bytes): found = "a blob of \(bytes.count) bytes"
         }
-        return SharkError.decoding(reason: "\(columnDescription(at: index)) holds \(found), not \(expected)")
+        return SharkError.decoding(
+            .wrongStorageClass, "\(columnDescription(at: index)) holds \(found), not \(expected)")
     }
 }
 

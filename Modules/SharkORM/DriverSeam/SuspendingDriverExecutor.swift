@@ -46,6 +46,7 @@ import Synchronization
     public func wait<T: Sendable>(for operation: @escaping @Sendable () async throws -> T) throws -> T {
         if Thread.current.threadDictionary[Self.marker] as? ObjectIdentifier == ObjectIdentifier(self) {
             throw SharkError.transactionMisuse(
+                .reentrantDriverCall,
                 "a suspending driver's operation called back into its own blocking seam: it would wait for itself")
         }
         condition.lock()

@@ -189,7 +189,8 @@ extension Query {
     /// A results controller whose results are grouped in sections by `section`.
     public func resultsController<V>(sectionedBy section: KeyPath<Root, V>) throws -> ResultsController<Root> {
         guard let column = Root.columnIndex(of: section) else {
-            throw SharkError.invalidQuery("a section key of \(Root._sharkEntityName) must be a stored property")
+            throw SharkError.invalidQuery(
+                .notPersisted, "a section key of \(Root._sharkEntityName) must be a stored property")
         }
         return ResultsController(observation: observe(), sectionColumn: Int(column))
     }

@@ -33,7 +33,8 @@ extension Model {
         let depth = ((row as? FaultRowReader)?.depth ?? 0) + 1
         guard depth <= FaultRowReader.maximumDepth else {
             throw SharkError.decoding(
-                reason: "\(_sharkEntityName) is reached again and again through non-optional relationships "
+                .relationshipCycle,
+                "\(_sharkEntityName) is reached again and again through non-optional relationships "
                     + "(a cycle, such as a non-optional relationship of a model to itself); make one of them optional")
         }
         let fault = try Self(
@@ -119,7 +120,8 @@ extension Model {
     @discardableResult
     public func load<M: Model>(_ relationship: KeyPath<Self, M>) throws -> M {
         guard let related = try relatedObject(relationship, as: M.self) else {
-            throw SharkError.invalidQuery("\(relationship) is not a to-one relationship of \(Self._sharkEntityName)")
+            throw SharkError.invalidQuery(
+                .notARelationship, "\(relationship) is not a to-one relationship of \(Self._sharkEntityName)")
         }
         try related._sharkResolveFault(in: _$shark.store)
         return related
@@ -149,7 +151,8 @@ extension Model {
         _ relationship: KeyPath<Self, M>, isolation: isolated (any Actor)? = #isolation
     ) async throws -> M {
         guard let related = try relatedObject(relationship, as: M.self) else {
-            throw SharkError.invalidQuery("\(relationship) is not a to-one relationship of \(Self._sharkEntityName)")
+            throw SharkError.invalidQuery(
+                .notARelationship, "\(relationship) is not a to-one relationship of \(Self._sharkEntityName)")
         }
         try await related._sharkResolveFaultAsync(in: _$shark.store)
         return related
@@ -158,7 +161,8 @@ extension Model {
     /// The object held by the relationship at `keyPath`, without loading it.
     private func relatedObject<M: Model>(_ keyPath: AnyKeyPath, as: M.Type) throws -> M? {
         guard let column = Self.columnIndex(of: keyPath) else {
-            throw SharkError.invalidQuery("\(keyPath) is not a persisted property of \(Self._sharkEntityName)")
+            throw SharkError.invalidQuery(
+                .notPersisted, "\(keyPath) is not a persisted property of \(Self._sharkEntityName)")
         }
         return _sharkRelated(column: column) as? M
     }

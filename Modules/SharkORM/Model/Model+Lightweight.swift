@@ -102,6 +102,7 @@ extension Query {
         for property in properties {
             guard let column = Root.columnIndex(of: property) else {
                 throw SharkError.invalidQuery(
+                    .notPersisted,
                     "fetchLightweight on \(Root._sharkEntityName) names a property that is not persisted")
             }
             columns.insert(column)

@@ -169,7 +169,7 @@ public enum _SharkCoding {
     @usableFromInline
     static func enumCase<T: RawRepresentable>(_: T.Type, _ raw: T.RawValue) throws(SharkError) -> T {
         guard let value = T(rawValue: raw) else {
-            throw SharkError.decoding(reason: "\(raw) is not a raw value of \(T.self)")
+            throw SharkError.decoding(.notARawValue, "\(raw) is not a raw value of \(T.self)")
         }
         return value
     }
@@ -209,7 +209,7 @@ public enum _SharkCoding {
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
-            throw SharkError.invalidValue("cannot encode \(T.self) as JSON: \(error)")
+            throw SharkError.invalidValue(.notEncodable, "cannot encode \(T.self) as JSON: \(error)")
         }
     }
 
@@ -221,7 +221,7 @@ public enum _SharkCoding {
         do {
             return try decoder.decode(T.self, from: Data(text.utf8))
         } catch {
-            throw SharkError.decoding(reason: "cannot decode \(T.self) from JSON \(text.prefix(80)): \(error)")
+            throw SharkError.decoding(.invalidJSON, "cannot decode \(T.self) from JSON \(text.prefix(80)): \(error)")
         }
     }
 

@@ -40,6 +40,7 @@ public struct PropertyUpdate<Root: Model>: Sendable {
         do throws(SharkError) {
             guard let column = Root.columnIndex(of: keyPath) else {
                 throw SharkError.invalidQuery(
+                    .notPersisted,
                     "updateAll on \(Root._sharkEntityName) sets a property that is not persisted (transient or computed)"
                 )
             }

@@ -138,6 +138,7 @@ extension Query {
         let value = try aggregate(function, of: expression)
         if value.isNull { return nil }
         let misfit = SharkError.invalidValue(
+            .doesNotFitProperty,
             "the \(function == .average ? "average" : function.rawValue) of \(expression), \(value), does not fit in \(V.self)"
         )
         switch (value, V.storageType) {

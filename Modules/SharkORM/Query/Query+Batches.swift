@@ -15,7 +15,9 @@ extension Query {
     /// ```
     public func batch(size: Int, _ body: ([Root]) throws -> Void) throws {
         if let problem { throw problem }
-        guard size > 0 else { throw SharkError.invalidQuery("a batch size must be positive, not \(size)") }
+        guard size > 0 else {
+            throw SharkError.invalidQuery(.invalidBatchSize, "a batch size must be positive, not \(size)")
+        }
         if description.requiresOrder {
             try batchByOffset(size: size, body)
         } else {

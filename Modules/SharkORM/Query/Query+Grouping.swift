@@ -45,7 +45,8 @@ extension Query {
     /// ```
     public func grouped<M: Model>(by relationship: KeyPath<Root, M?>) throws -> [M.Key?: [Root]] {
         guard let column = Root.columnIndex(of: relationship) else {
-            throw SharkError.invalidQuery("\(relationship) is not a persisted property of \(Root._sharkEntityName)")
+            throw SharkError.invalidQuery(
+                .notPersisted, "\(relationship) is not a persisted property of \(Root._sharkEntityName)")
         }
         return Dictionary(grouping: try fetch()) { ($0._sharkRelated(column: column) as? M)?.id }
     }

@@ -26,7 +26,8 @@ extension Query {
         guard let column = Root.columnIndex(of: relationship) else {
             copy.problem =
                 problem
-                ?? SharkError.invalidQuery("\(relationship) is not a persisted property of \(Root._sharkEntityName)")
+                ?? SharkError.invalidQuery(
+                    .notPersisted, "\(relationship) is not a persisted property of \(Root._sharkEntityName)")
             return copy
         }
         let store = self.store

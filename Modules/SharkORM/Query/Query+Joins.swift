@@ -51,7 +51,7 @@ public struct JoinedQuery<Root: Model, Joined: Model>: Sendable {
     /// order (one row per joined object), or once with nil.
     public func fetch() throws -> [Row] {
         guard let left, let right else {
-            throw SharkError.invalidQuery("a join names a property that is not persisted")
+            throw SharkError.invalidQuery(.notPersisted, "a join names a property that is not persisted")
         }
         if let problem = query.problem { throw problem }
         let store = query.store

@@ -137,6 +137,7 @@ extension QueryExpression {
     func nestingProblem(depth: Int) -> SharkError? {
         guard depth > Self.maximumNestingDepth else { return nil }
         return SharkError.invalidQuery(
+            .nestedTooDeep,
             "the predicate nests \(depth) levels deep, more than the \(Self.maximumNestingDepth) every driver "
                 + "accepts; chains of && and || do not nest, so build long conditions as chains or with isIn")
     }

@@ -20,6 +20,7 @@ extension QueryExpression {
         while let node = pending.popLast() {
             if case .function(let function, let arguments) = node, !function.arity.contains(arguments.count) {
                 return SharkError.invalidQuery(
+                    .wrongArgumentCount,
                     "\(function.rawValue) takes \(function.arityDescription), not \(arguments.count)")
             }
             pending += node.operands
@@ -65,6 +66,7 @@ extension QueryExpression {
         case .function(let function, let arguments) where !function.arity.contains(arguments.count):
             return .some(
                 SharkError.invalidQuery(
+                    .wrongArgumentCount,
                     "\(function.rawValue) takes \(function.arityDescription), not \(arguments.count)"))
         case .and(let operands), .or(let operands), .function(_, let operands):
             for operand in operands {

@@ -42,6 +42,7 @@ extension QueryOperand {
                 Root._sharkSchemaColumns.first(where: { $0.name == column })?.relationship != nil
             else {
                 throw SharkError.invalidQuery(
+                    .notARelationship,
                     "\(relationship) is not a to-one relationship of \(Root._sharkEntityName)")
             }
             let step = RelationshipStep(

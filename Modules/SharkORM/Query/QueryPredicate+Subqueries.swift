@@ -33,6 +33,7 @@ extension QueryPredicate {
             return QueryPredicate(
                 .value(.null), depth: 1,
                 problem: SharkError.invalidQuery(
+                    .notPersisted,
                     "a subquery on \(M._sharkEntityName) selects a property that is not persisted"))
         }
         return subquery(keyPath, query, selecting: position)
@@ -64,7 +65,8 @@ extension QueryPredicate {
         guard let position = M.columnIndex(of: relationship) else {
             return QueryPredicate(
                 .value(.null), depth: 1,
-                problem: SharkError.invalidQuery("\(relationship) is not a persisted property of \(M._sharkEntityName)")
+                problem: SharkError.invalidQuery(
+                    .notPersisted, "\(relationship) is not a persisted property of \(M._sharkEntityName)")
             )
         }
         let subquery = Subquery(

@@ -164,6 +164,7 @@ public struct QueryPredicate<Root: Model> {
         guard let index = Root.columnIndex(of: keyPath) else {
             if let path = RelationshipKeyPath.expression(for: keyPath, from: Root.self) { return path }
             throw SharkError.invalidQuery(
+                .notPersisted,
                 "a query on \(Root._sharkEntityName) uses a property that is not persisted (transient or computed)"
                     + " or a path that does not go through to-one relationships (\(keyPath))")
         }
@@ -204,7 +205,7 @@ package func storedValue(_ value: Any) throws(SharkError) -> Value {
         return .text(json)
     }
     if let value = value as? Value { return value }
-    throw SharkError.invalidQuery("\(type(of: value)) is not a type SharkORM can store or compare")
+    throw SharkError.invalidQuery(.unstorableType, "\(type(of: value)) is not a type SharkORM can store or compare")
 }
 
 /// Lets ``storedValue(_:)`` see through optionals.

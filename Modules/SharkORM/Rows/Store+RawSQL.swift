@@ -67,6 +67,7 @@ extension Store {
     static func rawCapability(of connection: any DriverConnection, driver: any Driver) throws -> any RawSQLConnection {
         guard let raw = connection as? any RawSQLConnection else {
             throw SharkError.unsupported(
+                .rawSQL,
                 "raw SQL: the \(driver.name) driver has no SQL engine; use queries, or a SQL driver")
         }
         return raw

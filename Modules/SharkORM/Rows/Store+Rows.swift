@@ -173,12 +173,13 @@ extension WriteTransaction {
     private static func place(_ values: [String: Value], into row: inout [Value], schema: EntitySchema) throws {
         for (name, value) in values {
             guard let index = schema.columnIndex(named: name) else {
-                throw SharkError.invalidQuery("\(schema.name) has no column \(name)")
+                throw SharkError.invalidQuery(.unknownColumn, "\(schema.name) has no column \(name)")
             }
             do {
                 row[index] = try schema.columns[index].storedValue(value)
-            } catch SharkError.invalidValue(let reason) {
-                throw SharkError.invalidValue("\(schema.name).\(reason)")
+            } catch SharkError.invalidValue(var detail) {
+                detail.message = "\(schema.name).\(detail.message)"
+                throw SharkError.invalidValue(detail)
             }
         }
     }

@@ -105,6 +105,6 @@ extension ColumnSchema {
     }
 
     private func misfit(_ reason: String) -> SharkError {
-        SharkError.invalidValue("\(name): \(reason)")
+        SharkError.invalidValue(.doesNotFitColumn, "\(name): \(reason)")
     }
 }

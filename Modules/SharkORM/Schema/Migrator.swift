@@ -49,7 +49,7 @@ public struct Migrator {
     public func migrate(_ store: Store) throws -> [String] {
         var seen = Set<String>()
         for identifier in identifiers where !seen.insert(identifier).inserted {
-            throw SharkError.invalidQuery("the migration \"\(identifier)\" is registered twice")
+            throw SharkError.invalidQuery(.duplicateMigration, "the migration \"\(identifier)\" is registered twice")
         }
         try store.prepareInternal(Self.recordSchema)
         let applied = Set(try appliedMigrations(in: store))

@@ -67,11 +67,13 @@ final class Confinement: Sendable {
     func problem(_ kind: String) -> SharkError? {
         if ended.load(ordering: .acquiring) {
             return .transactionMisuse(
+                .ended,
                 "this \(kind) has ended: use a transaction only inside its own body (a task started inside it "
                     + "runs later, elsewhere; give it its own with `await store.write { … }`)")
         }
         if thread != TransactionScope.currentThread {
             return .transactionMisuse(
+                .otherThread,
                 "this \(kind) is being used from another thread or task while its body runs; its body runs on one "
                     + "thread, and other tasks write through the store (`await store.write { … }`), which waits for it")
         }

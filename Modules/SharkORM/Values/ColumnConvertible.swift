@@ -123,6 +123,7 @@ extension _SharkNarrowInteger {
     static func stored(_ value: Self) throws(SharkError) -> Int64 {
         guard let stored = Int64(exactly: value) else {
             throw SharkError.invalidValue(
+                .aboveInt64Max,
                 "\(Self.self) \(value) is above Int64.max (9223372036854775807), the largest integer a store holds")
         }
         return stored
@@ -134,7 +135,7 @@ extension _SharkNarrowInteger {
         // still reads back as it was.
         if Self.bitWidth == 64 && !Self.isSigned { return Self(truncatingIfNeeded: stored) }
         guard let value = Self(exactly: stored) else {
-            throw SharkError.decoding(reason: "\(stored) does not fit in \(Self.self)")
+            throw SharkError.decoding(.doesNotFit, "\(stored) does not fit in \(Self.self)")
         }
         return value
     }
@@ -269,7 +270,7 @@ extension Date: ColumnConvertible {
     public func write(to row: any RowWriter, at index: Int32) throws(SharkError) {
         // A NaN would be stored as NULL and read back as 2001-01-01: refuse it instead.
         guard !timeIntervalSinceReferenceDate.isNaN else {
-            throw SharkError.invalidValue("a Date whose time interval is NaN cannot be stored")
+            throw SharkError.invalidValue(.notANumberStored, "a Date whose time interval is NaN cannot be stored")
         }
         row.write(timeIntervalSinceReferenceDate, at: index)
     }
@@ -321,7 +322,7 @@ extension UUID: ColumnConvertible {
     @usableFromInline
     package init(bytes: Data) throws(SharkError) {
         guard bytes.count == 16 else {
-            throw SharkError.decoding(reason: "a UUID needs 16 bytes, found \(bytes.count)")
+            throw SharkError.decoding(.invalidUUID, "a UUID needs 16 bytes, found \(bytes.count)")
         }
         var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &raw) { $0.copyBytes(from: bytes) }
@@ -342,7 +343,7 @@ extension URL: ColumnConvertible {
     public init(columnValue: Value) throws(SharkError) {
         let text = columnValue.coercedToText()
         guard let url = URL(string: text) else {
-            throw SharkError.decoding(reason: "\"\(text)\" is not a URL")
+            throw SharkError.decoding(.invalidURL, "\"\(text)\" is not a URL")
         }
         self = url
     }
@@ -359,7 +360,8 @@ extension Decimal: ColumnConvertible {
         // NaN has no decimal text that reads back: refuse it rather than store a row that
         // could never be fetched again.
         guard !isNaN else {
-            throw SharkError.invalidValue("Decimal.nan cannot be stored (use an optional Decimal and nil instead)")
+            throw SharkError.invalidValue(
+                .notANumberStored, "Decimal.nan cannot be stored (use an optional Decimal and nil instead)")
         }
         row.write(DecimalText.encode(self), at: index)
     }
@@ -370,7 +372,7 @@ extension Decimal: ColumnConvertible {
         default:
             let text = columnValue.coercedToText()
             guard let decimal = DecimalText.decode(text) else {
-                throw SharkError.decoding(reason: "\"\(text)\" is not a decimal number")
+                throw SharkError.decoding(.invalidDecimal, "\"\(text)\" is not a decimal number")
             }
             self = decimal
         }
@@ -394,6 +396,7 @@ extension Optional: ColumnConvertible where Wrapped: ColumnConvertible {
         // NULL is nil here, so a NaN would read back as nil: refuse it, as Decimal.nan is.
         if self._sharkIsNaN {
             throw SharkError.invalidValue(
+                .notANumberStored,
                 "an optional \(Wrapped.self) holding NaN cannot be stored: nil is its NULL (store nil, or use a "
                     + "non-optional \(Wrapped.self), which keeps NaN)")
         }

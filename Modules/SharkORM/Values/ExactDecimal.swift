@@ -216,11 +216,12 @@ package struct ExactDecimal: Sendable, Hashable {
             exponent -= 1
         }
         guard exponent <= 127 else {
-            throw SharkError.invalidValue("the result is beyond Decimal's range (its largest is about 3.4e165)")
+            throw SharkError.invalidValue(
+                .decimalOverflow, "the result is beyond Decimal's range (its largest is about 3.4e165)")
         }
         let text = String(decoding: digits, as: UTF8.self) + "e" + String(exponent)
         guard let magnitude = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-            throw SharkError.invalidValue("the result is beyond Decimal's range")
+            throw SharkError.invalidValue(.decimalOverflow, "the result is beyond Decimal's range")
         }
         return isNegative ? -magnitude : magnitude
     }

@@ -47,11 +47,12 @@ package struct ExactSum: Sendable {
             add(real)
         case .text(let text):
             guard let decimal = ExactDecimal(storedText: text) else {
-                throw SharkError.invalidValue("a sum or average met text that is not a number: \(Value.text(text))")
+                throw SharkError.invalidValue(
+                    .notANumber, "a sum or average met text that is not a number: \(Value.text(text))")
             }
             add(decimal)
         case .blob:
-            throw SharkError.invalidValue("a sum or average met a blob, which is not a number")
+            throw SharkError.invalidValue(.notANumber, "a sum or average met a blob, which is not a number")
         }
     }
 
@@ -115,7 +116,7 @@ package struct ExactSum: Sendable {
             if !negative, word <= UInt64(Int64.max) { return .integer(Int64(word)) }
             if negative, word <= UInt64(Int64.max) + 1 { return .integer(Int64(truncatingIfNeeded: 0 &- word)) }
         }
-        throw SharkError.invalidValue("integer overflow: the sum does not fit in 64 bits")
+        throw SharkError.invalidValue(.integerOverflow, "integer overflow: the sum does not fit in 64 bits")
     }
 
     /// The average: NULL without values, else a real, or a decimal's stored text when a
@@ -147,7 +148,7 @@ package struct ExactSum: Sendable {
     private func exactDecimal() throws(SharkError) -> ExactDecimal? {
         guard var total = decimals else { return nil }
         if positiveInfinity || negativeInfinity {
-            throw SharkError.invalidValue("a decimal sum or average met an infinite real")
+            throw SharkError.invalidValue(.notANumber, "a decimal sum or average met an infinite real")
         }
         if let wide = wideIntegers {
             let (negative, magnitude) = Self.difference(wide)

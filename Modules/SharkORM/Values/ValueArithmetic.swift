@@ -41,7 +41,8 @@ package enum ValueArithmetic {
         case .null: return .null
         case .integer(let integer):
             guard integer != .min else {
-                throw SharkError.invalidValue("integer overflow: abs(\(integer)) does not fit in 64 bits")
+                throw SharkError.invalidValue(
+                    .integerOverflow, "integer overflow: abs(\(integer)) does not fit in 64 bits")
             }
             return .integer(integer < 0 ? -integer : integer)
         case .real(let real): return .real(Swift.abs(real))
@@ -68,7 +69,8 @@ package enum ValueArithmetic {
             (result, overflow) = b == -1 ? (0, false) : a.remainderReportingOverflow(dividingBy: b)
         }
         guard !overflow else {
-            throw SharkError.invalidValue("integer overflow: \(a) \(op.rawValue) \(b) does not fit in 64 bits")
+            throw SharkError.invalidValue(
+                .integerOverflow, "integer overflow: \(a) \(op.rawValue) \(b) does not fit in 64 bits")
         }
         return result
     }
@@ -118,7 +120,7 @@ package enum ValueArithmetic {
             guard !rhs.magnitude.isZero else { throw divisionByZero(op, .text(a.description)) }
             return try checked(lhs.divided(by: rhs), op, a, b)
         case .remainder:
-            throw SharkError.invalidQuery("% takes integers or reals, not decimals")
+            throw SharkError.invalidQuery(.unsupportedOperands, "% takes integers or reals, not decimals")
         }
     }
 
@@ -129,7 +131,8 @@ package enum ValueArithmetic {
         do {
             return try result()
         } catch {
-            throw SharkError.invalidValue("decimal overflow: \(a) \(op.rawValue) \(b) is beyond Decimal's range")
+            throw SharkError.invalidValue(
+                .decimalOverflow, "decimal overflow: \(a) \(op.rawValue) \(b) is beyond Decimal's range")
         }
     }
 
@@ -139,20 +142,20 @@ package enum ValueArithmetic {
         case .integer(let integer): return Decimal(integer)
         case .real(let real):
             guard real.isFinite, let decimal = Decimal(string: "\(real)", locale: Locale(identifier: "en_US_POSIX"))
-            else { throw SharkError.invalidValue("\(real) has no decimal value") }
+            else { throw SharkError.invalidValue(.notANumber, "\(real) has no decimal value") }
             return decimal
         case .text(let text):
             guard let decimal = DecimalText.decode(text), !decimal.isNaN else {
-                throw SharkError.invalidValue("arithmetic on text that is not a number: \(value)")
+                throw SharkError.invalidValue(.notANumber, "arithmetic on text that is not a number: \(value)")
             }
             return decimal
-        case .blob: throw SharkError.invalidValue("arithmetic on a blob, which is not a number")
+        case .blob: throw SharkError.invalidValue(.notANumber, "arithmetic on a blob, which is not a number")
         case .null: return 0
         }
     }
 
     private static func divisionByZero(_ op: ArithmeticOperator, _ dividend: Value) -> SharkError {
-        SharkError.invalidValue("division by zero: \(dividend) \(op.rawValue) 0")
+        SharkError.invalidValue(.divisionByZero, "division by zero: \(dividend) \(op.rawValue) 0")
     }
 }
 

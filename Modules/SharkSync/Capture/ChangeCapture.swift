@@ -54,7 +54,7 @@ final class ChangeCapture: TransactionObserver {
         let store = transaction.store
         var sites = SiteTable(try transaction.fetch(SyncSiteRecord.query(in: store)))
         guard let localSite = sites.local else {
-            throw SyncError.misuse("the store's sync metadata has no local site")
+            throw SyncError.misuse(.noLocalSite, "the store's sync metadata has no local site")
         }
         var clock = HybridLogicalClock(last: UInt64(localSite.clock))
         let stamp = TransactionStamp(

@@ -25,7 +25,8 @@ struct SiteTable {
     func site(number: Int) throws(SyncError) -> UUID {
         if number == 0 { return RowMerge.unknown.site }
         guard let record = byNumber[number] else {
-            throw .corrupt("the sync metadata names site number \(number), which this store does not know")
+            throw .corrupt(
+                .damagedMetadata, "the sync metadata names site number \(number), which this store does not know")
         }
         return record.id
     }

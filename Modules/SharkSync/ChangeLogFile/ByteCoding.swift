@@ -94,7 +94,7 @@ struct ByteReader {
     var remaining: Int { end - offset }
 
     func corrupt(_ reason: String) -> SyncError {
-        .corrupt("\(context): \(reason) (at byte \(offset))")
+        .corrupt(.malformedContent, "\(context): \(reason) (at byte \(offset))")
     }
 
     mutating func byte() throws(SyncError) -> UInt8 {

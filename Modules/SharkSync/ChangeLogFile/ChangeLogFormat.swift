@@ -46,7 +46,7 @@ extension StorageType {
 
     init(changeLogCode: UInt8) throws(SyncError) {
         guard let match = ChangeLogFormat.storageCodes.first(where: { $0.code == changeLogCode }) else {
-            throw .corrupt("unknown storage class code \(changeLogCode)")
+            throw .corrupt(.malformedContent, "unknown storage class code \(changeLogCode)")
         }
         self = match.type
     }
@@ -89,7 +89,7 @@ public struct ChangeLogKey: Sendable {
     public init(bytes: some ContiguousBytes) throws(SyncError) {
         let key = SymmetricKey(data: bytes)
         guard key.bitCount == 256 else {
-            throw .keyMismatch("a change-log key has 32 bytes, this one has \(key.bitCount / 8)")
+            throw .keyMismatch(.wrongKeySize, "a change-log key has 32 bytes, this one has \(key.bitCount / 8)")
         }
         self.key = SealingKey(key)
     }

@@ -19,42 +19,46 @@ enum ChangeLogReader {
             throw .unsupportedFormatVersion(Int(version))
         }
         let flags = try reader.uint16()
-        guard flags & ~ChangeLogFormat.knownFlags == 0 else { throw .corrupt("unknown flags \(flags)") }
+        guard flags & ~ChangeLogFormat.knownFlags == 0 else { throw .corrupt(.unknownFlags, "unknown flags \(flags)") }
         let encrypted = flags & ChangeLogFormat.encryptedFlag != 0
         let headerLength = Int(try reader.uint32())
         guard headerLength <= limits.maximumHeaderBytes else {
-            throw .tooLarge("a header of \(headerLength) bytes (the limit is \(limits.maximumHeaderBytes))")
+            throw .tooLarge(
+                .headerBytes, "a header of \(headerLength) bytes (the limit is \(limits.maximumHeaderBytes))")
         }
         let headerBytes = Array(try reader.bytes(headerLength))
         let headerCRC = try reader.uint32()
-        guard headerCRC == Zlib.crc32(headerBytes) else { throw .corrupt("the header's checksum does not match") }
+        guard headerCRC == Zlib.crc32(headerBytes) else {
+            throw .corrupt(.checksumMismatch, "the header's checksum does not match")
+        }
 
         // The trailer: the digest covers everything before it, so a truncated or altered
         // file stops here, before any frame is inflated.
         guard bytes.count - reader.offset >= ChangeLogFormat.trailerLength else {
-            throw .corrupt("the file ends before its trailer")
+            throw .corrupt(.truncated, "the file ends before its trailer")
         }
         let trailerStart = bytes.count - ChangeLogFormat.trailerLength
         var trailer = ByteReader(Array(bytes[trailerStart...]), context: "trailer")
         guard Array(try trailer.bytes(8)) == ChangeLogFormat.trailerMagic else {
-            throw .corrupt("the trailer is missing (the file is truncated)")
+            throw .corrupt(.truncated, "the trailer is missing (the file is truncated)")
         }
         let trailerFrameCount = Int(try trailer.uint32())
         let digest = Array(try trailer.bytes(32))
         guard Array(SHA256.hash(data: bytes[..<trailerStart])) == digest else {
-            throw .corrupt("the file's digest does not match its contents")
+            throw .corrupt(.digestMismatch, "the file's digest does not match its contents")
         }
 
         var log = try header(headerBytes, logicalTypes: flags & ChangeLogFormat.logicalTypesFlag != 0)
         guard log.frameCount == trailerFrameCount else {
-            throw .corrupt("the header counts \(log.frameCount) frames, the trailer \(trailerFrameCount)")
+            throw .corrupt(
+                .frameCountMismatch, "the header counts \(log.frameCount) frames, the trailer \(trailerFrameCount)")
         }
 
         let headerDigest = Array(SHA256.hash(data: headerBytes))
         var fileKey: SealingKey?
         switch (encrypted, key) {
-        case (true, nil): throw .keyMismatch("the change log is encrypted: give its key")
-        case (false, .some): throw .keyMismatch("the change log is not encrypted, yet a key was given")
+        case (true, nil): throw .keyMismatch(.keyRequired, "the change log is encrypted: give its key")
+        case (false, .some): throw .keyMismatch(.keyNotExpected, "the change log is not encrypted, yet a key was given")
         case (true, let key?):
             let derived = key.fileKey(log.changeLog.fileID)
             let seal = Array(try reader.bytes(12 + 16))
@@ -68,22 +72,25 @@ enum ChangeLogReader {
         var frames: [(stored: ArraySlice<UInt8>, inflatedLength: Int)] = []
         var inflatedTotal = 0
         for index in 0..<log.frameCount {
-            guard reader.offset < trailerStart else { throw .corrupt("frame \(index) is missing") }
+            guard reader.offset < trailerStart else { throw .corrupt(.truncated, "frame \(index) is missing") }
             let storedLength = Int(try reader.uint32())
             let inflatedLength = Int(try reader.uint32())
             let crc = try reader.uint32()
             guard inflatedLength <= limits.maximumFrameBytes else {
                 throw .tooLarge(
+                    .frameBytes,
                     "frame \(index) inflates to \(inflatedLength) bytes (the limit is \(limits.maximumFrameBytes))")
             }
             inflatedTotal += inflatedLength
             guard inflatedTotal <= limits.maximumInflatedBytes else {
-                throw .tooLarge("the frames inflate to more than \(limits.maximumInflatedBytes) bytes")
+                throw .tooLarge(.inflatedBytes, "the frames inflate to more than \(limits.maximumInflatedBytes) bytes")
             }
-            guard storedLength <= trailerStart - reader.offset else { throw .corrupt("frame \(index) ends early") }
+            guard storedLength <= trailerStart - reader.offset else {
+                throw .corrupt(.truncated, "frame \(index) ends early")
+            }
             let stored = try reader.bytes(storedLength)
             guard Zlib.crc32(Array(stored)) == crc else {
-                throw .corrupt("frame \(index): its checksum does not match")
+                throw .corrupt(.checksumMismatch, "frame \(index): its checksum does not match")
             }
             frames.append((stored, inflatedLength))
         }
@@ -100,7 +107,7 @@ enum ChangeLogReader {
             return try headerRead.parseFrame(payload, index: index)
         }
         for (index, frame) in parsed.enumerated() { try log.append(frame, index: index) }
-        guard reader.offset == trailerStart else { throw .corrupt("bytes follow the last frame") }
+        guard reader.offset == trailerStart else { throw .corrupt(.trailingBytes, "bytes follow the last frame") }
         try log.checkCounts()
         return log.changeLog
     }
@@ -274,6 +281,7 @@ private struct PartialLog {
         let read = changeLog.entities[frame.entityIndex].rows.count
         guard frame.rows.count <= expectedRows[frame.entityIndex] - read else {
             throw .corrupt(
+                .rowCountMismatch,
                 "frame \(index): \(changeLog.entities[frame.entityIndex].name) has more rows than the header counts")
         }
         if read == 0 {
@@ -286,6 +294,7 @@ private struct PartialLog {
     func checkCounts() throws(SyncError) {
         for (index, entity) in changeLog.entities.enumerated() where entity.rows.count != expectedRows[index] {
             throw .corrupt(
+                .rowCountMismatch,
                 "\(entity.name): the header counts \(expectedRows[index]) rows, the frames \(entity.rows.count)")
         }
     }

@@ -111,7 +111,7 @@ enum ChangeLogWriter {
         for (index, stored) in stored.enumerated() {
             guard let storedLength = UInt32(exactly: stored.count),
                 let payloadLength = UInt32(exactly: frames[index].payloadLength)
-            else { throw .tooLarge("a row of \(frames[index].payloadLength) bytes does not fit a frame") }
+            else { throw .tooLarge(.rowBytes, "a row of \(frames[index].payloadLength) bytes does not fit a frame") }
             file.append(uint32: storedLength)
             file.append(uint32: payloadLength)
             file.append(uint32: Zlib.crc32(stored))
@@ -130,12 +130,14 @@ enum ChangeLogWriter {
     {
         do {
             let box = try AES.GCM.seal(bytes, using: key.symmetric, authenticating: context)
-            guard let combined = box.combined else { throw SyncError.misuse("AES-GCM gave no combined box") }
+            guard let combined = box.combined else {
+                throw SyncError.internalFailure(.sealing, "AES-GCM gave no combined box")
+            }
             return Array(combined)
         } catch let error as SyncError {
             throw error
         } catch {
-            throw .misuse("could not seal a frame: \(error)")
+            throw .internalFailure(.sealing, "could not seal a frame: \(error)")
         }
     }
 

@@ -24,7 +24,7 @@ enum FrameParallelism {
             switch slots.take(at: index) {
             case .success(let result)?: results.append(result)
             case .failure(let error)?: throw error
-            case nil: throw .misuse("frame \(index) was not worked on")
+            case nil: throw .internalFailure(.frameScheduling, "frame \(index) was not worked on")
             }
         }
         return results

@@ -19,7 +19,9 @@ enum Zlib {
                 compress2(out.baseAddress, &length, source.baseAddress, uLong(source.count), 1)
             }
         }
-        guard status == Z_OK else { throw .misuse("zlib could not compress a frame (status \(status))") }
+        guard status == Z_OK else {
+            throw .internalFailure(.compression, "zlib could not compress a frame (status \(status))")
+        }
         output.removeLast(output.count - Int(length))
         return output
     }
@@ -39,7 +41,9 @@ enum Zlib {
             }
         }
         guard status == Z_OK, Int(length) == expectedLength, Int(consumed) == input.count else {
-            throw .corrupt("\(context): its compressed bytes do not inflate to the declared \(expectedLength) bytes")
+            throw .corrupt(
+                .notInflatable,
+                "\(context): its compressed bytes do not inflate to the declared \(expectedLength) bytes")
         }
         output.removeLast(output.count - expectedLength)
         return output

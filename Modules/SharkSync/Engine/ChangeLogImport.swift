@@ -33,7 +33,9 @@ struct ChangeLogImport {
         self.takingEqual = takingEqual
         try tx.attributeChanges(to: .imported(log.source.uuidString))
         sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: engine.store)))
-        guard let local = sites.local else { throw SyncError.misuse("the store's sync metadata has no local site") }
+        guard let local = sites.local else {
+            throw SyncError.misuse(.noLocalSite, "the store's sync metadata has no local site")
+        }
         self.local = local
         clock = HybridLogicalClock(last: UInt64(local.clock))
     }

@@ -39,7 +39,8 @@ extension SyncEngine {
         from data: Data, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits()
     ) throws -> SyncImportSummary {
         guard !store.isInTransaction else {
-            throw SyncError.misuse("import a change log outside of any transaction of the store: it is one itself")
+            throw SyncError.misuse(
+                .insideTransaction, "import a change log outside of any transaction of the store: it is one itself")
         }
         let log = try checkedLog(data, key: key, limits: limits)
         return try store.write { tx in try apply(log, in: tx) }

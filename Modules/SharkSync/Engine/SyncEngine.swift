@@ -52,7 +52,7 @@ public final class SyncEngine: Sendable {
     public convenience init(
         store: Store, lineage: String, models: [any Model.Type], options: SyncOptions = SyncOptions()
     ) throws {
-        guard !lineage.isEmpty else { throw SyncError.misuse("a sync lineage needs a name") }
+        guard !lineage.isEmpty else { throw SyncError.misuse(.emptyLineage, "a sync lineage needs a name") }
         var schemas: [EntitySchema] = []
         for model in models {
             let schema = try store.prepare(model)
@@ -76,11 +76,11 @@ public final class SyncEngine: Sendable {
         let recorded = try store.recordedSchemas()
         let names = Set(recorded.map(\.name))
         guard names.contains(Self.siteEntity) else {
-            throw SyncError.misuse("this store has never synced: open it with the models to sync")
+            throw SyncError.misuse(.neverSynced, "this store has never synced: open it with the models to sync")
         }
         let local = SiteTable(try SyncSiteRecord.query(in: store).fetch()).local
         guard let lineage = local?.lineage, !lineage.isEmpty else {
-            throw SyncError.misuse("this store's sync metadata has no local site")
+            throw SyncError.misuse(.noLocalSite, "this store's sync metadata has no local site")
         }
         let synced = recorded.filter { names.contains(RowStateTable.prefix + $0.name) }
         try self.init(store: store, lineage: lineage, schemas: synced, options: options)
@@ -112,6 +112,7 @@ public final class SyncEngine: Sendable {
         if store.isReadOnly {
             guard try stateColumnsAreCurrent() else {
                 throw SyncError.misuse(
+                    .readOnlyMetadata,
                     "this store's sync metadata predates its last migration; open it writable once to bring it up to date"
                 )
             }
@@ -130,10 +131,10 @@ public final class SyncEngine: Sendable {
     /// The site recorded as this store's, read without writing (a read-only store).
     private static func recordedLocalSite(of store: Store, lineage: String, requested: UUID?) throws -> UUID {
         guard let local = SiteTable(try SyncSiteRecord.query(in: store).fetch()).local, local.lineage == lineage else {
-            throw SyncError.misuse("this read-only store has no local site in lineage \(lineage)")
+            throw SyncError.misuse(.readOnlyMetadata, "this read-only store has no local site in lineage \(lineage)")
         }
         if let requested, requested != local.id {
-            throw SyncError.misuse("this store's site is \(local.id), not \(requested)")
+            throw SyncError.misuse(.siteMismatch, "this store's site is \(local.id), not \(requested)")
         }
         return local.id
     }
@@ -185,10 +186,11 @@ public final class SyncEngine: Sendable {
             let sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
             if let local = sites.local {
                 guard local.lineage == lineage else {
-                    throw SyncError.misuse("this store syncs in lineage \(local.lineage), not \(lineage)")
+                    throw SyncError.misuse(
+                        .lineageMismatch, "this store syncs in lineage \(local.lineage), not \(lineage)")
                 }
                 if let requested, requested != local.id {
-                    throw SyncError.misuse("this store's site is \(local.id), not \(requested)")
+                    throw SyncError.misuse(.siteMismatch, "this store's site is \(local.id), not \(requested)")
                 }
                 return local.id
             }

@@ -1,3 +1,5 @@
+import SharkORM
+
 /// Why sync refused a model, a write, or a change-log file. A refused import leaves the store
 /// exactly as it was.
 ///
@@ -18,17 +20,20 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedFormatVersion(Int)
     /// The file is truncated, or bytes were changed: a checksum, the digest or the structure
     /// does not hold.
-    case corrupt(String)
+    case corrupt(ErrorDetail<CorruptReason>)
     /// The file declares more than the import limits allow (a decompression bomb, say).
-    case tooLarge(String)
+    case tooLarge(ErrorDetail<LimitReason>)
     /// The file comes from another app's database: its lineage differs from the store's.
     case foreignLineage(expected: String, found: String)
     /// The file is encrypted and no key was given, or a key was given for a plain file.
-    case keyMismatch(String)
+    case keyMismatch(ErrorDetail<KeyReason>)
     /// The file's key is wrong, or its sealed frames were altered.
     case wrongKey
     /// The operation cannot run here (inside a transaction of the same store, say).
-    case misuse(String)
+    case misuse(ErrorDetail<MisuseReason>)
+    /// Sync itself failed where nothing the caller gave was wrong (zlib could not compress,
+    /// AES-GCM could not seal): a bug or a broken library, not misuse.
+    case internalFailure(ErrorDetail<InternalReason>)
 
     public var description: String {
         switch self {
@@ -40,9 +45,10 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooLarge(let reason): return "the change log exceeds the import limits: \(reason)"
         case .foreignLineage(let expected, let found):
             return "the change log comes from another database lineage (\(found), this store is \(expected))"
-        case .keyMismatch(let reason): return reason
+        case .keyMismatch(let reason): return reason.message
         case .wrongKey: return "the change log's key is wrong, or its encrypted frames were altered"
-        case .misuse(let reason): return reason
+        case .misuse(let reason): return reason.message
+        case .internalFailure(let reason): return "sync failed: \(reason)"
         }
     }
 }

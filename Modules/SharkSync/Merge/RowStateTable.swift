@@ -56,7 +56,7 @@ struct RowStateTable: Sendable {
 
     private static func state(_ row: [Value]) throws -> Data {
         guard case .blob(let data) = row[1] else {
-            throw SyncError.corrupt("a row state of the sync metadata is not a blob")
+            throw SyncError.corrupt(.damagedMetadata, "a row state of the sync metadata is not a blob")
         }
         return data
     }

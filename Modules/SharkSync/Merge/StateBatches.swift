@@ -88,7 +88,8 @@ extension RowStateTable {
         for batch in batches {
             let state = try decode(batch.state, sites: sites)
             guard state.exists, state.overrides.isEmpty else {
-                throw SyncError.corrupt("a state batch of \(entity.name) holds a state it never batches")
+                throw SyncError.corrupt(
+                    .damagedMetadata, "a state batch of \(entity.name) holds a state it never batches")
             }
             guard !tombstones.isEmpty else {
                 for key in batch.keys { states.append((key, state)) }

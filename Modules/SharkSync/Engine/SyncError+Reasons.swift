@@ -1,0 +1,107 @@
+import SharkORM
+
+/// The typed reasons of the ``SyncError`` cases whose payload is an `ErrorDetail`: what a
+/// caller matches on. docs/errors.md lists each with when it is thrown.
+extension SyncError {
+    /// What is damaged in a change log, or in the store's sync metadata (``corrupt(_:)``).
+    public enum CorruptReason: String, Sendable, Hashable, CaseIterable {
+        /// The file ends early: before its trailer, inside a frame, or with frames missing.
+        case truncated
+        /// The header's or a frame's checksum does not match its bytes.
+        case checksumMismatch
+        /// The file's digest (its trailer) does not match its contents.
+        case digestMismatch
+        /// The header and the trailer count different numbers of frames.
+        case frameCountMismatch
+        /// The frames hold another number of rows of an entity than the header counts.
+        case rowCountMismatch
+        /// The header sets a flag this library does not know.
+        case unknownFlags
+        /// Bytes follow the last frame, the header's fields or a frame's rows.
+        case trailingBytes
+        /// A frame's compressed bytes do not inflate to the length it declares.
+        case notInflatable
+        /// A field holds what the format does not allow (a site number not in the site
+        /// table, a sequence beyond range, an entity or column listed twice, a key of another
+        /// kind, a removed row with values, an unknown storage class).
+        case malformedContent
+        /// The store's own sync metadata is damaged (a row state that is not a blob, a site
+        /// number it does not know).
+        case damagedMetadata
+    }
+
+    /// Which import limit a change log exceeds (``tooLarge(_:)``; see `ChangeLogLimits`).
+    public enum LimitReason: String, Sendable, Hashable, CaseIterable {
+        /// The header is longer than the limit.
+        case headerBytes
+        /// One frame inflates to more than the limit.
+        case frameBytes
+        /// The frames inflate to more than the limit in all.
+        case inflatedBytes
+        /// A row is larger than a frame can hold (when writing).
+        case rowBytes
+    }
+
+    /// How the key given does not suit the file (``keyMismatch(_:)``).
+    public enum KeyReason: String, Sendable, Hashable, CaseIterable {
+        /// The file is sealed and no key was given.
+        case keyRequired
+        /// A key was given for a file that is not sealed.
+        case keyNotExpected
+        /// The key is not 32 bytes.
+        case wrongKeySize
+    }
+
+    /// What the caller asked that cannot be done here (``misuse(_:)``).
+    public enum MisuseReason: String, Sendable, Hashable, CaseIterable {
+        /// An import inside a transaction of the same store (an import is one itself).
+        case insideTransaction
+        /// A lineage with an empty name.
+        case emptyLineage
+        /// A store opened without models that has never synced.
+        case neverSynced
+        /// The store's sync metadata has no local site.
+        case noLocalSite
+        /// A read-only store whose sync metadata is out of date, or has no site in the lineage.
+        case readOnlyMetadata
+        /// The store syncs as another site than the one asked for.
+        case siteMismatch
+        /// The store syncs in another lineage than the one asked for.
+        case lineageMismatch
+    }
+
+    /// What failed inside sync (``internalFailure(_:)``).
+    public enum InternalReason: String, Sendable, Hashable, CaseIterable {
+        /// zlib could not compress a frame.
+        case compression
+        /// AES-GCM could not seal a frame.
+        case sealing
+        /// A frame was not worked on by the parallel frame coder.
+        case frameScheduling
+    }
+
+    /// ``corrupt(_:)`` with its reason.
+    public static func corrupt(_ reason: CorruptReason, _ message: String) -> SyncError {
+        .corrupt(ErrorDetail(reason, message))
+    }
+
+    /// ``tooLarge(_:)`` with its reason.
+    public static func tooLarge(_ reason: LimitReason, _ message: String) -> SyncError {
+        .tooLarge(ErrorDetail(reason, message))
+    }
+
+    /// ``keyMismatch(_:)`` with its reason.
+    public static func keyMismatch(_ reason: KeyReason, _ message: String) -> SyncError {
+        .keyMismatch(ErrorDetail(reason, message))
+    }
+
+    /// ``misuse(_:)`` with its reason.
+    public static func misuse(_ reason: MisuseReason, _ message: String) -> SyncError {
+        .misuse(ErrorDetail(reason, message))
+    }
+
+    /// ``internalFailure(_:)`` with its reason.
+    public static func internalFailure(_ reason: InternalReason, _ message: String) -> SyncError {
+        .internalFailure(ErrorDetail(reason, message))
+    }
+}
