@@ -7,15 +7,18 @@ import Synchronization
 /// is done (docs/architecture.md, "Drivers whose calls suspend").
 ///
 /// ```swift
-/// final class RemoteConnection: DriverConnection {
-///     let executor: SuspendingDriverExecutor
-///     let client: RemoteClient                    // an actor, or a NIO-based client
+/// @_spi(SharkDriver) import SharkORM
 ///
-///     func delete(key: Value, schema: EntitySchema) throws -> Bool {
-///         try executor.wait { [client] in try await client.delete(key, from: schema.name) }
-///     }
-///     // …
+/// actor RemoteRows {                  // what a driver awaits: its connection, say
+///     private var rows: [Int64: String] = [:]
+///     func delete(_ row: Int64) -> Bool { rows.removeValue(forKey: row) != nil }
 /// }
+///
+/// // In a DriverConnection's blocking method: the work awaits, this thread waits for it.
+/// let executor = SuspendingDriverExecutor(name: "remote driver")
+/// let remote = RemoteRows()
+/// let deleted = try executor.wait { await remote.delete(42) }
+/// executor.shutdown()                 // when the driver closes
 /// ```
 ///
 /// The store calls drivers only from threads that may block (its own worker threads for the
