@@ -18,7 +18,7 @@ package final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
     private let closed = Atomic<Bool>(false)
     private var writerConnection: MemoryConnection!
 
-    init(tracer: Tracer) {
+    package init(tracer: Tracer) {
         self.tracer = tracer
         writerConnection = MemoryConnection(driver: self, isWriter: true)
     }

@@ -12,6 +12,9 @@ enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
     case memory
     case sqlcipher
+    /// The memory engine behind an actor, every call awaited (`SuspendingDriver`): how a
+    /// network database's driver plugs in.
+    case suspending
 
     /// The key every SQLCipher store of the suite uses.
     static let cipherKey = SQLCipherKey.passphrase("conformance suite")
@@ -24,18 +27,22 @@ enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .sqlite: return try Store(tweak(.sqliteTemporary))
         case .memory: return try Store(tweak(.memory))
         case .sqlcipher: return try Store(tweak(.sqlcipherTemporary(key: Self.cipherKey)))
+        case .suspending: return try Store(tweak(.suspending))
         }
     }
 
     /// Whether the driver keeps data in a file that can be reopened.
-    var isPersistent: Bool { self != .memory }
+    var isPersistent: Bool { self != .memory && self != .suspending }
+
+    /// Whether the driver runs raw SQL (the SQL drivers do).
+    var hasRawSQL: Bool { self == .sqlite || self == .sqlcipher }
 
     /// A store on the file at `path` (persistent drivers only).
     func openFile(_ path: String, _ tweak: (StoreConfiguration) -> StoreConfiguration = { $0 }) throws -> Store {
         switch self {
         case .sqlite: return try Store(tweak(.sqlite(path: path)))
         case .sqlcipher: return try Store(tweak(.sqlcipher(path: path, key: Self.cipherKey)))
-        case .memory: preconditionFailure("the memory driver has no files")
+        case .memory, .suspending: preconditionFailure("the \(rawValue) driver has no files")
         }
     }
 
@@ -44,7 +51,7 @@ enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch self {
         case .sqlite: return try Store(.sqlite(path: path, readOnly: true))
         case .sqlcipher: return try Store(.sqlcipher(path: path, key: Self.cipherKey, readOnly: true))
-        case .memory: preconditionFailure("the memory driver has no files")
+        case .memory, .suspending: preconditionFailure("the \(rawValue) driver has no files")
         }
     }
 

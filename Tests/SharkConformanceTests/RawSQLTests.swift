@@ -12,10 +12,10 @@ struct RawSQLTests {
             Person(name: "Ada", age: 36, payrollNumber: 1), Person(name: "Alan", age: 41, payrollNumber: 2),
         ])
         switch driver {
-        case .memory:
+        case .memory, .suspending:
             #expect(
                 throws: SharkError.unsupported(
-                    "raw SQL: the memory driver has no SQL engine; use queries, or a SQL driver")
+                    "raw SQL: the \(driver.rawValue) driver has no SQL engine; use queries, or a SQL driver")
             ) {
                 try store.rows("SELECT 1")
             }
