@@ -21,6 +21,8 @@ package final class SQLStatement {
     /// Whether the statement is a PRAGMA, and one that sets its value (learnt alike).
     var isPragma = false
     var setsPragma = false
+    /// Whether `prepareSingleStatement` prepared it, learning the above.
+    var isAuthorized = false
     private var isFinalized = false
 
     init(handle: OpaquePointer, sql: String, connection: SQLiteConnection) {
@@ -46,7 +48,7 @@ package final class SQLStatement {
     /// `sqlite3_stmt_readonly` calls every PRAGMA that can set a value a write, even when it
     /// only reads it: `PRAGMA journal_mode`.)
     package var isReadOnly: Bool {
-        guard writtenTables.isEmpty, !changesSchema else { return false }
+        guard isAuthorized, writtenTables.isEmpty, !changesSchema else { return false }
         return api.pointee.stmt_readonly(handle) != 0 || (isPragma && !setsPragma)
     }
 

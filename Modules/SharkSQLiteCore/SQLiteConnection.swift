@@ -153,8 +153,15 @@ package final class SQLiteConnection {
     /// Prepares exactly one statement from text an app wrote (raw SQL): text after the first
     /// statement that is more than whitespace and comments is refused rather than silently
     /// ignored, since SQLite would only ever run the first.
-    func prepareSingleStatement(_ sql: String) throws -> SQLStatement {
-        if let statement = statements[sql] { return statement }
+    ///
+    /// With `readOnly`, a statement that may change anything — a write, DDL, a transaction or
+    /// savepoint, ATTACH, a PRAGMA other than those that only read — is refused while SQLite
+    /// prepares it (some pragmas take effect then), with
+    /// ``SharkError/QueryReason/rawStatementMayWrite``.
+    func prepareSingleStatement(_ sql: String, readOnly: Bool = false) throws -> SQLStatement {
+        // Only a statement prepared here knows what it writes; one the SQL layer cached for
+        // itself under the same text is prepared again.
+        if let statement = statements[sql], statement.isAuthorized { return statement }
         let db = try openHandle()
         var handle: OpaquePointer?
         var remainder = ""
@@ -162,6 +169,7 @@ package final class SQLiteConnection {
         // tables it writes (DELETE without WHERE, REPLACE and WITHOUT ROWID tables included,
         // which the update hook misses).
         let written = WrittenTables()
+        written.denyingChanges = readOnly
         _ = api.pointee.set_authorizer(db, recordWrittenTables, Unmanaged.passUnretained(written).toOpaque())
         defer { _ = api.pointee.set_authorizer(db, nil, nil) }
         let code = sql.withCString { text -> Int32 in
@@ -169,6 +177,13 @@ package final class SQLiteConnection {
             let code = api.pointee.prepare_v2(db, text, -1, &handle, &tail)
             if code == SHARK_SQLITE_OK, let tail, tail.pointee != 0 { remainder = String(cString: tail) }
             return code
+        }
+        if written.denied {
+            if let handle { _ = api.pointee.finalize(handle) }
+            throw SharkError.invalidQuery(
+                .rawStatementMayWrite,
+                "this statement may change the database: run it with execute(_:arguments:), or inside a write "
+                    + "transaction")
         }
         guard code == SHARK_SQLITE_OK else { throw error(code: code, message: lastErrorMessage, sql: sql) }
         guard let handle else {
@@ -180,6 +195,7 @@ package final class SQLiteConnection {
         statement.changesSchema = written.changesSchema
         statement.isPragma = written.isPragma
         statement.setsPragma = written.setsPragma
+        statement.isAuthorized = true
         if !remainder.isEmpty {
             // Whitespace, comments and stray semicolons prepare to no statement at all.
             var extra: OpaquePointer?
@@ -262,16 +278,56 @@ final class WrittenTables {
     /// `PRAGMA x(y)`) rather than only reading it.
     var isPragma = false
     var setsPragma = false
+    /// Set for a read-only preparation: every action that may change anything is denied.
+    var denyingChanges = false
+    /// Whether an action was denied (the preparation then fails).
+    var denied = false
+
+    /// Pragmas that report a setting, and change it when given a value: a read-only
+    /// statement may use them without one (`PRAGMA journal_mode`).
+    static let readingPragmas: Set<String> = [
+        "application_id", "auto_vacuum", "cache_size", "cipher_provider", "cipher_version", "collation_list",
+        "compile_options", "data_version", "database_list", "encoding", "foreign_keys", "freelist_count",
+        "function_list", "journal_mode", "module_list", "page_count", "page_size", "pragma_list", "schema_version",
+        "synchronous", "user_version",
+    ]
+    /// Pragmas whose argument names what they describe (`PRAGMA table_info(Person)`): a
+    /// read-only statement may use them with one.
+    static let describingPragmas: Set<String> = [
+        "foreign_key_check", "foreign_key_list", "index_info", "index_list", "index_xinfo", "integrity_check",
+        "quick_check", "table_info", "table_list", "table_xinfo",
+    ]
+
+    /// Whether a read-only statement may take this action (an `sqlite3_set_authorizer` code).
+    func allows(_ action: Int32, _ first: UnsafePointer<CChar>?, _ second: UnsafePointer<CChar>?) -> Bool {
+        switch action {
+        case 19:  // PRAGMA: its name first, its argument second
+            guard let first else { return false }
+            let name = String(cString: first).lowercased()
+            if Self.describingPragmas.contains(name) { return true }
+            return second == nil && Self.readingPragmas.contains(name)
+        // Every CREATE, DROP, INSERT, UPDATE, DELETE and ALTER; transactions, ATTACH, DETACH,
+        // REINDEX, ANALYZE, virtual tables, savepoints.
+        case 1...18, 22...30, 32: return false
+        default: return true
+        }
+    }
 }
 
-/// An `sqlite3_set_authorizer` callback that allows everything and records the tables the
-/// statement writes into the ``WrittenTables`` it is given. SQLite's own tables are left out.
+/// An `sqlite3_set_authorizer` callback that records the tables the statement writes into the
+/// ``WrittenTables`` it is given (SQLite's own tables left out), and allows everything unless
+/// that preparation is read-only.
 private let recordWrittenTables:
     @convention(c) (
         UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
         UnsafePointer<CChar>?
     ) -> Int32 = { context, action, first, second, _, _ in
         guard let context else { return 0 }
+        let written = Unmanaged<WrittenTables>.fromOpaque(context).takeUnretainedValue()
+        if written.denyingChanges && !written.allows(action, first, second) {
+            written.denied = true
+            return 1  // SQLITE_DENY: the preparation fails
+        }
         if action == 19 {  // SQLITE_PRAGMA: its name first, the value it is given (if any) second
             let written = Unmanaged<WrittenTables>.fromOpaque(context).takeUnretainedValue()
             written.isPragma = true

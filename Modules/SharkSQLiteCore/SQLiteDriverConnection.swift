@@ -372,7 +372,9 @@ package final class SQLiteDriverConnection: RawSQLConnection {
     }
 
     package func readRaw(_ sql: String, arguments: [Value]) throws -> RawResult {
-        let statement = try connection.prepareSingleStatement(sql)
+        // Refused as SQLite prepares it (a pragma may act then), and checked again after: a
+        // statement such as VACUUM asks the authorizer nothing.
+        let statement = try connection.prepareSingleStatement(sql, readOnly: true)
         guard statement.isReadOnly else {
             throw SharkError.invalidQuery(
                 .rawStatementMayWrite,

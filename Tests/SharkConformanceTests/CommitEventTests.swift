@@ -205,6 +205,8 @@ struct CommitEventTests {
             try tx.commit(Person(name: "Ada", payrollNumber: 1))
             try tx.writingBookkeeping {
                 try tx.commit(AuditEntry())
+                // Attributing the transaction does not make bookkeeping the app's.
+                try tx.attributeChanges(to: .imported("peer"))
                 _ = try tx.insertRow(["entity": "Person"], into: "AuditEntry")
             }
             let row = try tx.insertRow(["name": "Alan", "payrollNumber": 2], into: "Person")

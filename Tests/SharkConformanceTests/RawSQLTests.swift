@@ -80,10 +80,14 @@ extension RawSQLTests {
         try store.commit(Person(name: "Ada", age: 36, payrollNumber: 1))
         for statement in [
             "INSERT INTO Person (name, age, payrollNumber) VALUES ('Alan', 41, 2)", "DELETE FROM Person",
-            "CREATE TABLE audit (note TEXT)", "PRAGMA user_version = 7", "VACUUM",
+            "CREATE TABLE audit (note TEXT)", "PRAGMA user_version = 7", "VACUUM", "BEGIN", "SAVEPOINT s",
+            "COMMIT", "PRAGMA query_only = 0", "PRAGMA wal_checkpoint", "PRAGMA optimize",
+            "ATTACH DATABASE ':memory:' AS other", "ANALYZE",
         ] {
             #expect(throws: SharkError.self, "\(statement)") { try store.rows(statement) }
         }
+        // The readers were left as they were: each still reads, outside any transaction.
+        for _ in 0..<8 { #expect(try store.rows("SELECT count(*) FROM Person").rows == [[.integer(1)]]) }
         #expect(try Person.query(in: store).count() == 1)
         #expect(try store.rows("PRAGMA user_version").rows == [[.integer(0)]])
         #expect(try store.rows("PRAGMA table_info(Person)").rows.count == Person.schema.columns.count)

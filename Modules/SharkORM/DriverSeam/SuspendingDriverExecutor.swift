@@ -90,7 +90,8 @@ import Synchronization
         let unowned = UnownedJob(job)
         condition.lock()
         jobs.append(unowned)
-        if thread == nil && !stopping { startThread() }
+        // Also after shutdown: an operation already in flight still needs its thread.
+        if thread == nil { startThread() }
         condition.signal()
         condition.unlock()
     }
@@ -114,6 +115,7 @@ import Synchronization
             condition.lock()
             while jobs.isEmpty && !(stopping && inFlight == 0) { condition.wait() }
             if jobs.isEmpty {
+                thread = nil  // a job queued later (by a task an operation left behind) starts another
                 condition.unlock()
                 return
             }

@@ -71,7 +71,7 @@ extension ColumnSchema {
             }
             return try storedValue(.real(real), computed: computed)
         case (.real(let real), .real):
-            guard !real.isNaN else { throw misfit("NaN cannot be stored (nil would read back)") }
+            guard !real.isNaN else { throw misfit("NaN cannot be stored (nil would read back)", .notANumberStored) }
             guard bitWidth == 32 else { return .real(real) }
             let single = Float(real)
             if computed {
@@ -104,7 +104,7 @@ extension ColumnSchema {
         }
     }
 
-    private func misfit(_ reason: String) -> SharkError {
-        SharkError.invalidValue(.doesNotFitColumn, "\(name): \(reason)")
+    private func misfit(_ reason: String, _ kind: SharkError.ValueReason = .doesNotFitColumn) -> SharkError {
+        SharkError.invalidValue(kind, "\(name): \(reason)")
     }
 }

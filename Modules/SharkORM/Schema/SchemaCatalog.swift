@@ -47,22 +47,25 @@ extension Store {
     /// The catalog of the schemas recorded in this store's file, read on the writer (so a
     /// transaction's own schema changes count), loaded only when missing or out of date.
     func schemaCatalog() throws -> SchemaCatalog {
-        try withWriterAccess { writer in
-            let transaction = transactions.outermostStamp
-            if var cached = catalog.withLock({ $0 }) {
-                if transaction != 0, cached.checkedInTransaction == transaction { return cached }
-                if try writer.schemaGeneration() == cached.generation {
-                    cached.checkedInTransaction = transaction
-                    catalog.withLock { $0 = cached }
-                    return cached
-                }
+        try withWriterAccess { try schemaCatalog(writer: $0) }
+    }
+
+    /// ``schemaCatalog()`` on the writer, which the caller holds.
+    private func schemaCatalog(writer: any DriverConnection) throws -> SchemaCatalog {
+        let transaction = transactions.outermostStamp
+        if var cached = catalog.withLock({ $0 }) {
+            if transaction != 0, cached.checkedInTransaction == transaction { return cached }
+            if try writer.schemaGeneration() == cached.generation {
+                cached.checkedInTransaction = transaction
+                catalog.withLock { $0 = cached }
+                return cached
             }
-            let generation = try writer.schemaGeneration()
-            let loaded = SchemaCatalog(
-                try writer.recordedSchemas(), generation: generation, checkedInTransaction: transaction)
-            catalog.withLock { $0 = loaded }
-            return loaded
         }
+        let generation = try writer.schemaGeneration()
+        let loaded = SchemaCatalog(
+            try writer.recordedSchemas(), generation: generation, checkedInTransaction: transaction)
+        catalog.withLock { $0 = loaded }
+        return loaded
     }
 
     /// Forgets the catalog: this store changed a schema.
@@ -71,10 +74,18 @@ extension Store {
     }
 
     /// The relationship columns, of every entity this store has recorded, that refer to
-    /// `entity`: not only the models this process has used, since rows of others may refer
-    /// to the object too.
-    func referrers(of entity: String) throws -> [Referrer] {
-        try schemaCatalog().referrers[entity] ?? []
+    /// `entity` (not only the models this process has used, since rows of others may refer
+    /// to the object too), inside `transaction`, whose writer the caller holds. Every removal
+    /// asks, so once the catalog was checked in this transaction it is one lookup, with no
+    /// copy of the catalog and no search for the open transaction.
+    func referrers(of entity: String, in transaction: WriteTransaction) throws -> [Referrer] {
+        let stamp = transactions.outermostStamp
+        let checked = catalog.withLock { cached -> [Referrer]? in
+            guard let cached, stamp != 0, cached.checkedInTransaction == stamp else { return nil }
+            return cached.referrers[entity] ?? []
+        }
+        if let checked { return checked }
+        return try schemaCatalog(writer: transaction.writer).referrers[entity] ?? []
     }
 
     /// The recorded schema of `entity`, as the writer sees it (a transaction's own schema

@@ -38,7 +38,7 @@ extension WriteTransaction {
         while let doomed = pending.popLast() {
             let (entity, key) = doomed.target
             guard seen.insert(RowIdentity(entity: entity.name, key: key)).inserted else { continue }
-            for referrer in try store.referrers(of: entity.name) {
+            for referrer in try store.referrers(of: entity.name, in: self) {
                 let keys = try keys(of: referrer, referringTo: key)
                 if keys.isEmpty { continue }
                 switch referrer.rule {

@@ -72,7 +72,8 @@ extension WriteTransaction {
         guard object.willInsert() else { throw SharkError.vetoed(entity: schema.name, operation: .insert) }
         let stack = store.transactions
         stack.remember(object, state: state, in: store)
-        let assigned = try stage.insert(object, key: key, assigningKey: assignsKey, schema: schema)
+        // The key as the hook left it: the row is written with that one.
+        let assigned = try stage.insert(object, key: object.id.columnValue, assigningKey: assignsKey, schema: schema)
         if assignsKey, let assigned { object._sharkAssignKey(assigned) }
         object._$shark.didWrite(to: store)
         stack.afterCommit(.inserted(object))
@@ -100,7 +101,7 @@ extension WriteTransaction {
         let state = object._$shark
         guard state.isPersisted, state.store === store else { throw SharkError.notPersisted(entity: schema.name) }
         guard object.willDelete() else { throw SharkError.vetoed(entity: schema.name, operation: .delete) }
-        if try !store.referrers(of: schema.name).isEmpty {
+        if try !store.referrers(of: schema.name, in: self).isEmpty {
             return try store.runSavepoint(inside: self) { savepoint in
                 try savepoint.deleteApplyingRules(object, schema: schema)
             }

@@ -85,7 +85,7 @@ struct PendingRow: Sendable {
     }
 
     init(decoding data: Data) throws(SyncError) {
-        var reader = ByteReader(Array(data), context: "pending sync values")
+        var reader = ByteReader(Array(data), context: "pending sync values", isMetadata: true)
         func version() throws(SyncError) -> ColumnVersion {
             ColumnVersion(
                 causalLength: try reader.varint(), timestamp: try reader.varint(), site: try reader.uuid(),
@@ -140,7 +140,7 @@ extension SyncEngine {
             var byEntity: [String: [(record: SyncPendingRecord, key: Value, row: PendingRow)]] = [:]
             for record in records {
                 guard let table = tables[record.entity] else { continue }
-                var reader = ByteReader(Array(record.key), context: "pending sync values")
+                var reader = ByteReader(Array(record.key), context: "pending sync values", isMetadata: true)
                 byEntity[table.entity.name, default: []].append(
                     (record, try reader.value(), try PendingRow(decoding: record.change)))
             }

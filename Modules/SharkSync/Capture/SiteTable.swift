@@ -71,7 +71,7 @@ struct SiteTable {
     }
 
     func decode(_ data: Data) throws(SyncError) -> RowState {
-        var reader = ByteReader(Array(data), context: "sync metadata")
+        var reader = ByteReader(Array(data), context: "sync metadata", isMetadata: true)
         let causalLength = try reader.varint()
         let base = try version(from: &reader)
         var state = RowState(causalLength: causalLength, base: base)

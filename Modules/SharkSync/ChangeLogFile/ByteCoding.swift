@@ -82,29 +82,35 @@ struct ByteReader {
     private let end: Int
     /// Where the reader is, for error messages.
     private let context: String
+    /// Whether the bytes are the store's own sync metadata rather than a change log: damage
+    /// there is ``SyncError/CorruptReason/damagedMetadata`` whatever its kind.
+    private let isMetadata: Bool
 
-    init(_ bytes: [UInt8], context: String) {
+    init(_ bytes: [UInt8], context: String, isMetadata: Bool = false) {
         self.bytes = bytes
         self.offset = 0
         self.end = bytes.count
         self.context = context
+        self.isMetadata = isMetadata
     }
 
     var isAtEnd: Bool { offset == end }
     var remaining: Int { end - offset }
 
-    func corrupt(_ reason: String) -> SyncError {
-        .corrupt(.malformedContent, "\(context): \(reason) (at byte \(offset))")
+    /// The error for what is wrong at the current offset: `kind` for a change log (a field
+    /// the format does not allow, by default), damaged metadata for the store's own bytes.
+    func corrupt(_ reason: String, kind: SyncError.CorruptReason = .malformedContent) -> SyncError {
+        .corrupt(isMetadata ? .damagedMetadata : kind, "\(context): \(reason) (at byte \(offset))")
     }
 
     mutating func byte() throws(SyncError) -> UInt8 {
-        guard offset < end else { throw corrupt("ends early") }
+        guard offset < end else { throw corrupt("ends early", kind: .truncated) }
         defer { offset += 1 }
         return bytes[offset]
     }
 
     mutating func bytes(_ count: Int) throws(SyncError) -> ArraySlice<UInt8> {
-        guard count >= 0, count <= remaining else { throw corrupt("ends early") }
+        guard count >= 0, count <= remaining else { throw corrupt("ends early", kind: .truncated) }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }

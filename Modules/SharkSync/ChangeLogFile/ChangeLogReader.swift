@@ -178,7 +178,7 @@ enum ChangeLogReader {
             entities.append(ChangeLogEntity(name: name, keyKind: keyKind, columns: columns, rows: []))
         }
         let frameCount = try reader.count(limit: Int(Int32.max))
-        guard reader.isAtEnd else { throw reader.corrupt("bytes follow the header's fields") }
+        guard reader.isAtEnd else { throw reader.corrupt("bytes follow the header's fields", kind: .trailingBytes) }
         let log = ChangeLog(
             fileID: fileID, source: source, lineage: lineage, since: vectors[0], vector: vectors[1], entities: entities)
         return PartialLog(changeLog: log, sites: sites, expectedRows: expectedRows, frameCount: frameCount)
@@ -269,7 +269,7 @@ private struct PartialLog {
             rows.append(row)
             valueRanges.append(first..<frameValues.count)
         }
-        guard reader.isAtEnd else { throw reader.corrupt("bytes follow the frame's rows") }
+        guard reader.isAtEnd else { throw reader.corrupt("bytes follow the frame's rows", kind: .trailingBytes) }
         // Each row's values are a slice of the frame's: one allocation for them all.
         let shared = frameValues
         for index in rows.indices { rows[index].values = shared[valueRanges[index]] }

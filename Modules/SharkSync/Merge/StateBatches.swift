@@ -30,7 +30,7 @@ final class SyncStateBatchRecord {
 
     /// The keys, decoded.
     func decodedKeys() throws -> [Value] {
-        var reader = ByteReader(Array(keys), context: "a state batch")
+        var reader = ByteReader(Array(keys), context: "a state batch", isMetadata: true)
         let count = try reader.count(limit: reader.remaining)
         var decoded: [Value] = []
         decoded.reserveCapacity(count)
