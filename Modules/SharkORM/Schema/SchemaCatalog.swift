@@ -82,7 +82,8 @@ extension Store {
         let stamp = transactions.outermostStamp
         let checked = catalog.withLock { cached -> [Referrer]? in
             guard let cached, stamp != 0, cached.checkedInTransaction == stamp else { return nil }
-            return cached.referrers[entity] ?? []
+            // A store without relationships (most removals) skips hashing the name.
+            return cached.referrers.isEmpty ? [] : cached.referrers[entity] ?? []
         }
         if let checked { return checked }
         return try schemaCatalog(writer: transaction.writer).referrers[entity] ?? []
