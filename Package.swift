@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "SharkMemory", targets: ["SharkMemory"]),
         .library(name: "SharkSQLCipher", targets: ["SharkSQLCipher"]),
         .library(name: "SharkSync", targets: ["SharkSync"]),
+        // The conformance suite, for a driver's test target: every check on its driver with one
+        // parameterized test (docs/architecture.md, "Writing a driver").
+        .library(name: "SharkDriverConformance", targets: ["SharkDriverConformance"]),
         // For driver authors and benchmarks in other packages: the sqlite3 function table and its
         // loader. (The Swift driver API is `@_spi(SharkDriver)` in SharkORM.)
         .library(name: "SharkCSQLite", targets: ["CSQLite"]),
@@ -109,6 +112,12 @@ let package = Package(
             ],
             path: "Modules/SharkSync"
         ),
+        // The conformance suite as checks a driver's tests run (ConformanceSuite.cases(for:)).
+        .target(
+            name: "SharkDriverConformance",
+            dependencies: ["SharkORM"],
+            path: "Modules/SharkDriverConformance"
+        ),
         // The tour: the README's main job (an executable of this package only, not a product).
         .executableTarget(
             name: "shark-tour",
@@ -138,10 +147,27 @@ let package = Package(
             dependencies: ["SharkSQLiteCore", "SharkSQLite", "CSQLite"],
             path: "Tests/SharkSQLiteCoreTests"
         ),
+        // Each driver runs the conformance suite in its own test target, as a driver outside
+        // the repository does.
+        .testTarget(
+            name: "SharkMemoryTests",
+            dependencies: ["SharkDriverConformance", "SharkMemory"],
+            path: "Tests/SharkMemoryTests"
+        ),
+        .testTarget(
+            name: "SharkSQLiteTests",
+            dependencies: ["SharkDriverConformance", "SharkSQLite"],
+            path: "Tests/SharkSQLiteTests"
+        ),
+        .testTarget(
+            name: "SharkSQLCipherTests",
+            dependencies: ["SharkDriverConformance", "SharkSQLCipher"],
+            path: "Tests/SharkSQLCipherTests"
+        ),
         .testTarget(
             name: "SharkConformanceTests",
             dependencies: [
-                "SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher", "SharkSync",
+                "SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher", "SharkSync", "SharkDriverConformance",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -67,7 +67,7 @@ CONTEXT = {
     "event": "CommitEvent",
 }
 
-MODULES = ["SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkMemory", "SharkSync"]
+MODULES = ["SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkMemory", "SharkSync", "SharkDriverConformance"]
 
 DECLARATION = re.compile(
     r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|final|open)\s+)*"
@@ -262,12 +262,17 @@ def main():
         out.write(context_source)
     products = "".join(
         f'                .product(name: "{name}", package: "SharkORM"),\n'
-        for name in ["SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkMemory", "SharkSync"])
+        for name in MODULES)
+    # Whole programs run: they link the drivers, never the conformance suite (which links
+    # the testing library, found only under a test runner).
+    program_products = "".join(
+        f'                .product(name: "{name}", package: "SharkORM"),\n'
+        for name in MODULES if name != "SharkDriverConformance")
     program_targets = "".join(
         f"""        .executableTarget(
             name: "{name}",
             dependencies: [
-{products}            ]
+{program_products}            ]
         ),
 """
         for name, _, _ in programs)

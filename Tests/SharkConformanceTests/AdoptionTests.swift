@@ -3,6 +3,8 @@ import Foundation
 import SharkSQLCipher
 import Testing
 
+@testable import SharkDriverConformance
+
 /// The table the `sqlite3` shell makes in ``AdoptionTests``, seen through a model.
 @Model(entity: "Person")
 final class ShellPerson {

@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import SharkDriverConformance
+
 /// An observer that keeps its own bookkeeping entity (as sync keeps its metadata) and, when
 /// asked, also touches an app entity.
 private final class BookkeepingObserver: TransactionObserver, Sendable {

@@ -3,6 +3,8 @@ import Foundation
 import SharkSQLCipher
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Files damaged on disk: errors say "corrupt" when the file is a database opened with the
 /// right key, "wrong key" only when the key is wrong, and `checkIntegrity()` finds damage that
 /// reads do not reach.

@@ -2,18 +2,7 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
-@Model
-final class Price {
-    var label: String = ""
-    var amount: Decimal = 0
-    var discount: Decimal?
-
-    init(_ label: String, _ amount: String, discount: String? = nil) {
-        self.label = label
-        self.amount = Decimal(string: amount)!
-        self.discount = discount.flatMap { Decimal(string: $0) }
-    }
-}
+@testable import SharkDriverConformance
 
 /// Decimals compare, sort and aggregate as numbers, exactly, on every driver.
 @Suite("Decimal as numbers")

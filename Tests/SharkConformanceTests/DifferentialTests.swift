@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// A model with a little of everything the planner and evaluator care about.
 @Model
 final class Sample {
@@ -16,18 +18,6 @@ final class Sample {
     var parent: Sample?
 
     static let indexes: [Index<Sample>] = [.on(\.age), .on(\.name), .unique(\.code)]
-}
-
-/// A small, fast, seedable generator (SplitMix64), so a failing run can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Runs one random sequence of commits, removes, rollbacks and queries against SQLite and

@@ -3,6 +3,8 @@ import Foundation
 import SharkSync
 import Testing
 
+@testable import SharkDriverConformance
+
 /// The reason an error carries, or nil when it is not of the expected case.
 private func queryReason(_ body: () throws -> Void) -> SharkError.QueryReason? {
     do { try body() } catch SharkError.invalidQuery(let detail) { return detail.reason } catch {}

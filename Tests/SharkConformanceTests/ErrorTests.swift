@@ -3,6 +3,8 @@ import Foundation
 import SharkSQLCipher
 import Testing
 
+@testable import SharkDriverConformance
+
 @Suite("Errors are typed and leave nothing half-written")
 struct ErrorTests {
     static let persistentDrivers = TestDriver.allCases.filter(\.isPersistent)

@@ -4,6 +4,8 @@ import SharkSQLCipher
 import SharkSQLite
 import Testing
 
+@testable import SharkDriverConformance
+
 /// A database file and the side files SQLite keeps beside it (`-wal`, `-shm`, `-journal`),
 /// byte for byte: what "left as it was" is compared by.
 struct FileSnapshot: Equatable, CustomStringConvertible {

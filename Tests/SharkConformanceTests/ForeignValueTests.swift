@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// A table the sqlite3 shell made, seen through a model with a value of every kind.
 @Model(entity: "Event")
 final class ShellEvent {

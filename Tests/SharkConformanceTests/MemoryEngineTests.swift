@@ -3,6 +3,8 @@ import SharkMemory
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// What only the memory engine has to prove: its planner uses indexes, and its snapshots
 /// isolate readers. (Everything else it shares with SQLite in the conformance suite.)
 @Suite("Memory engine")

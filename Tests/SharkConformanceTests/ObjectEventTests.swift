@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Plain functions, so that inside async tests these writes use the synchronous API.
 private func commitElsewhere(_ person: Person, to store: Store) throws { try store.commit(person) }
 private func removeElsewhere(_ person: Person, from store: Store) throws { try store.remove(person) }

@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// The string-predicate parser against random text and random mutations of valid predicates:
 /// every input either parses or is refused with a positioned ``SharkError/malformedPredicate(_:)``.
 /// A trap or a hang would end the test run.

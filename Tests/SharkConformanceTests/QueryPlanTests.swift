@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SharkDriverConformance
 @_spi(SharkDriver) @testable import SharkORM
 
 /// A query run again with other values answers for those values: the SQL drivers reuse the

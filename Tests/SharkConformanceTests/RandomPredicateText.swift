@@ -1,6 +1,8 @@
 import Foundation
 import SharkORM
 
+@testable import SharkDriverConformance
+
 /// Random string predicates over ``Sample`` that are valid by construction, with their
 /// arguments: for the differential test (the engines must agree on them) and as seeds for
 /// the parser's fuzz test.

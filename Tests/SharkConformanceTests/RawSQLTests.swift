@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 @Suite("Raw SQL")
 struct RawSQLTests {
     @Test("SQL drivers run raw SQL with bound arguments; the memory driver refuses it", arguments: TestDriver.allCases)

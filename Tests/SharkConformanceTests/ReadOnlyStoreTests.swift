@@ -3,6 +3,8 @@ import Foundation
 import SharkSync
 import Testing
 
+@testable import SharkDriverConformance
+
 /// `readOnly: true` stores: they read everything a writable store reads, refuse every write
 /// with a typed error, and never change the file or create one.
 @Suite("Read-only stores")

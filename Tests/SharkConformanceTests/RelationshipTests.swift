@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// To-one relationships on every driver: stored as keys, loaded lazily, committed with the
 /// objects they hold, queried by object, and failing to load without trapping.
 @Suite("To-one relationships")

@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Every supported type goes in and comes back unchanged, extremes included.
 @Suite("Round trip of every supported type")
 struct RoundTripTests {

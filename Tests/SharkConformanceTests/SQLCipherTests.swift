@@ -3,6 +3,7 @@ import Foundation
 import SharkSQLite
 import Testing
 
+@testable import SharkDriverConformance
 @testable import SharkSQLCipher
 
 /// What only the encrypted driver has to prove: keys, rekeying, encrypting and decrypting

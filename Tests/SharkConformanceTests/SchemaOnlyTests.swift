@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) @_spi(SharkReplication) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Reading and writing rows with no model type, from the schema the store recorded: what a
 /// sync import and the command line do.
 @Suite("Rows without model types, from recorded schemas")

@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Shark's string predicates and orderings: parsed into the query AST, so they give the
 /// typed predicates' answers on every driver, and refuse malformed text with positioned errors.
 @Suite("String predicates")

@@ -2,6 +2,8 @@ import Foundation
 import SharkMemory
 @_spi(SharkDriver) import SharkORM
 
+@testable import SharkDriverConformance
+
 /// A driver whose every operation suspends, as a network database's does: its data lives
 /// behind an actor (here a memory engine, as a server would hold it), and each call awaits
 /// that actor through a `SuspendingDriverExecutor`, the way docs/architecture.md ("Drivers

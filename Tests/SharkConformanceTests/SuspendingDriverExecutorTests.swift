@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Data a suspending driver would await: an actor, as a network driver awaits its connection.
 private actor RemoteRows {
     private var rows: [Int: String] = [:]

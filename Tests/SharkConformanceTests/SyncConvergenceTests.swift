@@ -4,6 +4,8 @@ import SharkSync
 import Synchronization
 import Testing
 
+@testable import SharkDriverConformance
+
 /// A clock every replica of a history reads: it moves only when the history says, so a seed
 /// replays exactly, and replicas' clocks agree or differ as the history decides.
 private final class HistoryClock: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 @_spi(SharkDriver) @_spi(SharkReplication) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
 @testable import SharkSync
 
 /// Files with valid checksums and hostile contents: random entities (known and not), key kinds,

@@ -3,6 +3,8 @@ import Foundation
 import SharkSync
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Damaged, hostile and foreign change logs: each is refused with a `SyncError` and the
 /// receiving store is left exactly as it was (its rows and its sync metadata).
 @Suite("Sync: damaged files")

@@ -2,6 +2,7 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
 @testable import SharkSync
 
 /// Change logs say what their columns mean (flags bit 1): a reader without the app's models

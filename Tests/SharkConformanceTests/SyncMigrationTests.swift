@@ -3,6 +3,8 @@ import Foundation
 import SharkSync
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Replicas one migration apart: a renamed column still matches, and values for a column or
 /// an entity the receiver does not have yet are kept and applied once its migration adds them.
 @Suite("Sync across migrations")

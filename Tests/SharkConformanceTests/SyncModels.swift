@@ -1,6 +1,8 @@
 import Foundation
 import SharkORM
 
+@testable import SharkDriverConformance
+
 /// A synced model with a UUID key, a few columns and a relationship to a synced folder.
 @Model
 final class SyncNote {

@@ -3,6 +3,7 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
 @testable import SharkSync
 
 /// A plain change-log file taken apart — header and inflated frame payloads — so that one

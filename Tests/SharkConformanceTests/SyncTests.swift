@@ -3,6 +3,8 @@ import Foundation
 import SharkSync
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Two replicas, each on a driver of the suite, synced in the lineage "tests".
 private func replica(_ driver: TestDriver, site: Int) throws -> SyncEngine {
     let store = try driver.makeStore()

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import SharkDriverConformance
+
 /// A test argument shown by a short summary in test names and logs (`String(1,000,000 × "x")`,
 /// `Data(1,048,576 bytes)`), never by its whole value: a 1 MB argument printed in every
 /// test case's name made the test log megabytes long.

@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// Predicate arguments given as text (the command line's), read as the type of the property
 /// they are compared with, give the typed arguments' answers on every driver.
 @Suite("Text arguments of string predicates")

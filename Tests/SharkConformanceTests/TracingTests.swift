@@ -4,6 +4,8 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import SharkDriverConformance
+
 @Suite("Tracing")
 struct TracingTests {
     @Test("every statement is reported with its duration and rows; arguments redacted", arguments: TestDriver.allCases)

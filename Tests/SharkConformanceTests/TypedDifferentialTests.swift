@@ -2,6 +2,8 @@ import Foundation
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// A UUID-keyed model with dates, decimals, enums and Codable values: the types whose stored
 /// forms (REAL seconds, TEXT, raw values, JSON) the engines must order and compare alike.
 @Model

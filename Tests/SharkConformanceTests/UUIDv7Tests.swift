@@ -2,6 +2,8 @@ import Foundation
 import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 @Suite("UUID v7")
 struct UUIDv7Tests {
     @Test("version 7, RFC 9562 variant, the time in the first 48 bits, creation order kept")

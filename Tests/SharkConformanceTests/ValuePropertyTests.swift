@@ -3,6 +3,8 @@ import PropertyBased
 @_spi(SharkDriver) import SharkORM
 import Testing
 
+@testable import SharkDriverConformance
+
 /// A property of every kind the value rules speak of.
 @Model
 final class Specimen {

@@ -1,0 +1,71 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import Testing
+
+/// `batch(size:)`: every match once, in windows, on every driver.
+struct BatchTests {
+    static func fill(_ store: Store, count: Int) throws -> [Person] {
+        let people = (0..<count).map { Person(name: "p\($0)", age: $0 % 50, payrollNumber: $0) }
+        try store.commit(people)
+        return people
+    }
+
+    func byKey(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = try Self.fill(store, count: 2_500)
+        var sizes: [Int] = []
+        var keys: [Int64] = []
+        try Person.query(in: store).batch(size: 1_000) { batch in
+            sizes.append(batch.count)
+            keys += batch.map(\.id)
+        }
+        #expect(sizes == [1_000, 1_000, 500])
+        #expect(keys == people.map(\.id))
+
+        var young: [Int64] = []
+        try Person.query(in: store).where(\.age < 10).batch(size: 7) { young += $0.map(\.id) }
+        #expect(young == people.filter { $0.age < 10 }.map(\.id))
+    }
+
+    func byOffset(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = try Self.fill(store, count: 300)
+        var names: [String] = []
+        try Person.query(in: store).orderByDescending(\.age).batch(size: 64) { names += $0.map(\.name) }
+        #expect(names == (try Person.query(in: store).orderByDescending(\.age).fetch().map(\.name)))
+
+        var window: [Int64] = []
+        var sizes: [Int] = []
+        try Person.query(in: store).offset(10).limit(150).batch(size: 100) { batch in
+            sizes.append(batch.count)
+            window += batch.map(\.id)
+        }
+        #expect(sizes == [100, 50])
+        #expect(window == Array(people[10..<160]).map(\.id))
+    }
+
+    func edges(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        _ = try Self.fill(store, count: 30)
+        var calls = 0
+        try Person.query(in: store).where(\.age > 100).batch(size: 10) { _ in calls += 1 }
+        #expect(calls == 0)
+        #expect(throws: SharkError.self) { try Person.query(in: store).batch(size: 0) { _ in } }
+        #expect(throws: SharkError.self) { try Person.query(in: store).batch(size: -5) { _ in } }
+        var all = 0
+        try Person.query(in: store).batch(size: .max) { all += $0.count }
+        try Person.query(in: store).orderBy(\.age).offset(.max).batch(size: .max) { all += $0.count }
+        #expect(all == 30)
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try Person.query(in: store).batch(size: 10) { _ in
+                calls += 1
+                throw Stop()
+            }
+        }
+        #expect(calls == 1)
+    }
+}

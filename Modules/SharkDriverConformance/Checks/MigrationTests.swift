@@ -1,0 +1,158 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import Testing
+
+struct MigrationTests {
+    private func seedV1(_ database: Reopener) throws {
+        let store = try database.open()
+        defer { database.close(store) }
+        for (index, name) in ["Ada", "Grace", "Alan"].enumerated() {
+            let employee = EmployeeV1()
+            employee.name = name
+            employee.age = 30 + index
+            employee.salary = Double(1000 * (index + 1))
+            employee.notes = "note \(index)"
+            try store.commit(employee)
+        }
+    }
+
+    func addAndRemoveColumns(driver: ConformanceDriver) throws {
+        let database = Reopener(driver)
+        try seedV1(database)
+
+        let store = try database.open()
+        defer { database.close(store) }
+        let employees = try EmployeeV2.query(in: store).orderBy(\.name).fetch()
+        #expect(employees.map(\.name) == ["Ada", "Alan", "Grace"])
+        #expect(employees.map(\.age) == [30, 32, 31])
+        #expect(employees.map(\.salary) == [1000, 3000, 2000])
+        // New columns are back-filled with the properties' initial values.
+        #expect(employees.allSatisfy { $0.title == "Engineer" && $0.level == 3 && $0.manager == nil })
+        // The new unique index is enforced.
+        let clash = EmployeeV2()
+        clash.name = "Ada"
+        #expect {
+            try store.commit(clash)
+        } throws: { error in
+            if case SharkError.uniqueConstraint = error { return true }
+            return false
+        }
+    }
+
+    func renamedColumns(driver: ConformanceDriver) throws {
+        let database = Reopener(driver)
+        try seedV1(database)
+        let store = try database.open()
+        defer { database.close(store) }
+        let employees = try EmployeeV5.query(in: store).orderBy(\.fullName).fetch()
+        #expect(employees.map(\.fullName) == ["Ada", "Alan", "Grace"])
+        #expect(employees.map(\.pay) == [1000, 3000, 2000])
+        #expect(employees.map(\.age) == [30, 32, 31])
+        let schema = try store.recordedSchema(of: "Employee")
+        #expect(schema.columns.map(\.name) == ["id", "fullName", "age", "pay"])
+        // The rename happened once: reopening with the same model changes nothing, and a
+        // new row keeps working.
+        try store.commit(EmployeeV5())
+        #expect(try EmployeeV5.query(in: store).where(\.fullName == "Ada").first()?.pay == 1000)
+    }
+
+    func losslessRetype(driver: ConformanceDriver) throws {
+        let database = Reopener(driver)
+        try seedV1(database)
+        let store = try database.open()
+        defer { database.close(store) }
+        let employees = try EmployeeV3.query(in: store).orderBy(\.name).fetch()
+        #expect(employees.map(\.age) == ["30", "32", "31"])
+        #expect(employees.map(\.salary) == [1000, 3000, 2000])
+    }
+
+    func lossyRetypeRefused(driver: ConformanceDriver) throws {
+        let database = Reopener(driver)
+        try seedV1(database)
+        do {
+            let store = try database.open()
+            defer { database.close(store) }
+            #expect {
+                try EmployeeV4.query(in: store).count()
+            } throws: { error in
+                guard case SharkError.lossySchemaChange(let entity, let column, _) = error else { return false }
+                return entity == "Employee" && column == "name"
+            }
+        }
+        // The refused migration left the data and the old schema in place.
+        let store = try database.open()
+        defer { database.close(store) }
+        let employees = try EmployeeV1.query(in: store).orderBy(\.name).fetch()
+        #expect(employees.map(\.notes) == ["note 0", "note 2", "note 1"])
+    }
+
+    func narrowedIntegers(driver: ConformanceDriver) throws {
+        let database = Reopener(driver)
+        let wide = LevelWide()
+        do {
+            let store = try database.open()
+            defer { database.close(store) }
+            wide.value = 300
+            try store.commit(wide)
+        }
+        do {
+            let store = try database.open()
+            defer { database.close(store) }
+            #expect {
+                try LevelNarrow.query(in: store).count()
+            } throws: { error in
+                guard case SharkError.lossySchemaChange(let entity, let column, _) = error else { return false }
+                return entity == "Level" && column == "value"
+            }
+            // Nothing changed; within range, the narrower type takes the column.
+            let stored = try #require(try LevelWide.query(in: store).first())
+            #expect(stored.value == 300)
+            stored.value = 100
+            try store.commit(stored)
+        }
+        let store = try database.open()
+        defer { database.close(store) }
+        #expect(try LevelNarrow.query(in: store).fetch().map(\.value) == [100])
+        // And the recorded schema now bounds what the row calls take.
+        #expect(throws: SharkError.self) {
+            try store.write { try $0.insertRow(["value": .integer(128)], into: "Level") }
+        }
+    }
+
+    func nullsBackfilled(driver: ConformanceDriver) throws {
+        let database = Reopener(driver)
+        do {
+            let store = try database.open()
+            defer { database.close(store) }
+            let known = ContactV1()
+            known.email = "ada@example.com"
+            try store.commit([known, ContactV1()])
+        }
+        let store = try database.open()
+        defer { database.close(store) }
+        let emails = try ContactV2.query(in: store).fetch().map(\.email)
+        #expect(emails == ["ada@example.com", "unknown@example.com"])
+    }
+
+    func sameSchemaIsANoOp(driver: ConformanceDriver) throws {
+        let database = Reopener(driver)
+        try seedV1(database)
+        database.log.reset()
+        let store = try database.open()
+        defer { database.close(store) }
+        #expect(try EmployeeV1.query(in: store).count() == 3)
+        #expect(!database.log.statements.contains { $0.hasPrefix("ALTER") || $0.hasPrefix("CREATE TABLE \"") })
+    }
+
+    func alternatingVersions(driver: ConformanceDriver) throws {
+        let database = Reopener(driver)
+        try seedV1(database)
+        let store = try database.open()
+        defer { database.close(store) }
+        #expect(try EmployeeV2.query(in: store).count() == 3)
+        // Back to V1: `notes` was dropped by V2, so it comes back with its initial value.
+        let employees = try EmployeeV1.query(in: store).orderBy(\.name).fetch()
+        #expect(employees.map(\.name) == ["Ada", "Alan", "Grace"])
+        #expect(employees.map(\.notes) == ["", "", ""])
+    }
+}
