@@ -25,36 +25,23 @@ enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// A fresh, empty store.
     func makeStore(_ tweak: (StoreConfiguration) -> StoreConfiguration = { $0 }) throws -> Store {
-        switch self {
-        case .sqlite: return try Store(tweak(.sqliteTemporary))
-        case .memory: return try Store(tweak(.memory))
-        case .sqlcipher: return try Store(tweak(.sqlcipherTemporary(key: Self.cipherKey)))
-        case .suspending: return try Store(tweak(.suspending))
-        }
+        try conformance.makeStore(tweak)
     }
 
     /// Whether the driver keeps data in a file that can be reopened.
-    var isPersistent: Bool { self != .memory && self != .suspending }
+    var isPersistent: Bool { conformance.isPersistent }
 
     /// Whether the driver runs raw SQL (the SQL drivers do).
-    var hasRawSQL: Bool { self == .sqlite || self == .sqlcipher }
+    var hasRawSQL: Bool { conformance.hasRawSQL }
 
     /// A store on the file at `path` (persistent drivers only).
     func openFile(_ path: String, _ tweak: (StoreConfiguration) -> StoreConfiguration = { $0 }) throws -> Store {
-        switch self {
-        case .sqlite: return try Store(tweak(.sqlite(path: path)))
-        case .sqlcipher: return try Store(tweak(.sqlcipher(path: path, key: Self.cipherKey)))
-        case .memory, .suspending: preconditionFailure("the \(rawValue) driver has no files")
-        }
+        try conformance.openFile(path, tweak)
     }
 
     /// A read-only store on the file at `path` (persistent drivers only).
     func openFileReadOnly(_ path: String) throws -> Store {
-        switch self {
-        case .sqlite: return try Store(.sqlite(path: path, readOnly: true))
-        case .sqlcipher: return try Store(.sqlcipher(path: path, key: Self.cipherKey, readOnly: true))
-        case .memory, .suspending: preconditionFailure("the \(rawValue) driver has no files")
-        }
+        try conformance.openFileReadOnly(path)
     }
 
     /// The persistent drivers.
@@ -62,7 +49,8 @@ enum TestDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
 }
 
 extension TestDriver {
-    /// The same driver as the conformance library sees it.
+    /// The same driver as the conformance library sees it: how its stores open, and what it
+    /// can do.
     var conformance: ConformanceDriver {
         switch self {
         case .sqlite:
@@ -80,7 +68,7 @@ extension TestDriver {
 
     /// A fresh store whose statements land in `log`.
     func makeStore(log: StatementLog) throws -> Store {
-        try makeStore { $0.traced { log.record($0) } }
+        try conformance.makeStore(log: log)
     }
 }
 
