@@ -115,7 +115,11 @@ let package = Package(
         // The conformance suite as checks a driver's tests run (ConformanceSuite.cases(for:)).
         .target(
             name: "SharkDriverConformance",
-            dependencies: ["SharkORM"],
+            dependencies: [
+                "SharkORM",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             path: "Modules/SharkDriverConformance"
         ),
         // The tour: the README's main job (an executable of this package only, not a product).
@@ -147,32 +151,46 @@ let package = Package(
             dependencies: ["SharkSQLiteCore", "SharkSQLite", "CSQLite"],
             path: "Tests/SharkSQLiteCoreTests"
         ),
+        // The core's own tests: what no driver takes part in (the predicate parser, UUIDs,
+        // traces' text, the executor of drivers whose calls suspend).
+        .testTarget(
+            name: "SharkORMTests",
+            dependencies: ["SharkORM", "SharkDriverConformance"],
+            path: "Tests/SharkORMTests"
+        ),
+        // The drivers of this repository, for the tests that run on several at once.
+        .target(
+            name: "SharkTestSupport",
+            dependencies: ["SharkORM", "SharkMemory", "SharkSQLite", "SharkSQLCipher", "SharkDriverConformance"],
+            path: "Tests/SharkTestSupport"
+        ),
         // Each driver runs the conformance suite in its own test target, as a driver outside
-        // the repository does.
+        // the repository does, beside its own tests: the memory engine's indexes, snapshots and
+        // differential runs against SQLite; SQLite's files (made by the shells, damaged, not
+        // databases); SQLCipher's keys.
         .testTarget(
             name: "SharkMemoryTests",
-            dependencies: ["SharkDriverConformance", "SharkMemory"],
+            dependencies: ["SharkDriverConformance", "SharkMemory", "SharkSQLite", "SharkTestSupport"],
             path: "Tests/SharkMemoryTests"
         ),
         .testTarget(
             name: "SharkSQLiteTests",
-            dependencies: ["SharkDriverConformance", "SharkSQLite"],
+            dependencies: ["SharkDriverConformance", "SharkSQLite", "SharkSQLCipher", "SharkTestSupport"],
             path: "Tests/SharkSQLiteTests"
         ),
         .testTarget(
             name: "SharkSQLCipherTests",
-            dependencies: ["SharkDriverConformance", "SharkSQLCipher"],
+            dependencies: ["SharkDriverConformance", "SharkSQLCipher", "SharkSQLite", "SharkTestSupport"],
             path: "Tests/SharkSQLCipherTests"
         ),
+        // Sync on every driver of the repository: export, import, convergence, damaged files.
         .testTarget(
-            name: "SharkConformanceTests",
+            name: "SharkSyncTests",
             dependencies: [
-                "SharkORM", "SharkSQLite", "SharkMemory", "SharkSQLCipher", "SharkSync", "SharkDriverConformance",
-                .product(name: "Logging", package: "swift-log"),
+                "SharkSync", "SharkTestSupport", "SharkDriverConformance",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
-            path: "Tests/SharkConformanceTests"
+            path: "Tests/SharkSyncTests"
         ),
         // Runs the `shark` executable as a subprocess against real files.
         .testTarget(

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the log of the README's test command: under 500 KB, and no test's displayed name
 over 200 characters nor any test case's line (its arguments shown) over 400. Large test
-arguments show a summary (Tests/SharkConformanceTests/TestSample.swift), never their value.
+arguments show a summary (Modules/SharkDriverConformance/Support/TestSample.swift), never their value.
 
 Usage: check-test-log.py LOG
 """

@@ -114,6 +114,39 @@ extension ConformanceSuite {
         ConformanceCheck(suite: "Change tracking", name: "change tracking past 64 columns", requires: .any) {
             try ChangeTrackingTests().manyColumns(driver: $0)
         },
+        ConformanceCheck(
+            suite: "Commit events", name: "one event per committed transaction, with net changes per key",
+            requires: .any
+        ) { try await CommitEventTests().afterCommitOnly(driver: $0) },
+        ConformanceCheck(
+            suite: "Commit events", name: "typed changes for one model; other models' commits skipped", requires: .any
+        ) { try await CommitEventTests().typedChanges(driver: $0) },
+        ConformanceCheck(suite: "Commit events", name: "query-wide writes report the keys they matched", requires: .any)
+        { try await CommitEventTests().queryWrites(driver: $0) },
+        ConformanceCheck(
+            suite: "Commit events", name: "raw SQL is reported as an entity changed, rows unknown", requires: .rawSQL
+        ) { try await CommitEventTests().rawSQL(driver: $0) },
+        ConformanceCheck(
+            suite: "Commit events", name: "an observer's bookkeeping raises no event; its writes to app entities do",
+            requires: .any
+        ) { try await CommitEventTests().observerBookkeeping(driver: $0) },
+        ConformanceCheck(
+            suite: "Commit events",
+            name:
+                "the write stage records by role: bookkeeping reaches no observer or event; an import names its source",
+            requires: .any
+        ) { try await CommitEventTests().writeRoles(driver: $0) },
+        ConformanceCheck(
+            suite: "Commit events", name: "callbacks on a queue and on an actor, in commit order, until cancelled",
+            requires: .any
+        ) { try await CommitEventTests().callbacks(driver: $0) },
+        ConformanceCheck(suite: "Commit events", name: "closing the store ends the event sequences", requires: .any) {
+            try await CommitEventTests().closeEnds(driver: $0)
+        },
+        ConformanceCheck(
+            suite: "Commit events", name: "a store released without close still ends its event sequences",
+            requires: .any
+        ) { try await CommitEventTests().releaseEnds(driver: $0) },
         ConformanceCheck(suite: "Computed operands", name: "arithmetic on columns and constants", requires: .any) {
             try ComputedPredicateTests().arithmetic(driver: $0)
         },
@@ -138,6 +171,12 @@ extension ConformanceSuite {
         ConformanceCheck(
             suite: "Computed operands", name: "malformed computed operands are typed errors", requires: .any
         ) { try ComputedPredicateTests().malformed(driver: $0) },
+        ConformanceCheck(suite: "Decimal as numbers", name: "ordering and comparisons are numeric", requires: .any) {
+            try DecimalTests().ordering(driver: $0)
+        },
+        ConformanceCheck(
+            suite: "Decimal as numbers", name: "sum and average are exact; min and max numeric", requires: .any
+        ) { try DecimalTests().aggregates(driver: $0) },
         ConformanceCheck(
             suite: "Delete rules and to-many relationships",
             name: "nullify, the default for optionals, clears the referring column", requires: .any
@@ -179,6 +218,39 @@ extension ConformanceSuite {
             suite: "Delete rules and to-many relationships",
             name: "subqueries: a relationship or a property in another query's results", requires: .any
         ) { try DeleteRuleTests().subqueries(driver: $0) },
+        ConformanceCheck(
+            suite: "Typed error reasons",
+            name: "queries, values, drivers and transactions throw their reasons, the same on every driver",
+            requires: .any
+        ) { try ErrorReasonTests().coreReasons(driver: $0) },
+        ConformanceCheck(
+            suite: "Typed error reasons", name: "a stored value read as another type names its reason", requires: .any
+        ) { try ErrorReasonTests().decodingReason(driver: $0) },
+        ConformanceCheck(
+            suite: "Errors are typed and leave nothing half-written", name: "a directory", requires: .persistent
+        ) { try ErrorTests().directory(driver: $0) },
+        ConformanceCheck(
+            suite: "Errors are typed and leave nothing half-written", name: "a location that does not exist",
+            requires: .persistent
+        ) { try ErrorTests().missingFolder(driver: $0) },
+        ConformanceCheck(
+            suite: "Errors are typed and leave nothing half-written", name: "an unwritable location",
+            requires: .persistent
+        ) { try ErrorTests().unwritable(driver: $0) },
+        ConformanceCheck(
+            suite: "Errors are typed and leave nothing half-written",
+            name: "a unique violation names the entity and columns, and writes nothing", requires: .any
+        ) { try ErrorTests().uniqueViolation(driver: $0) },
+        ConformanceCheck(
+            suite: "Errors are typed and leave nothing half-written", name: "a closed store says so", requires: .any
+        ) { try ErrorTests().closedStore(driver: $0) },
+        ConformanceCheck(
+            suite: "Errors are typed and leave nothing half-written", name: "no store at all", requires: .any
+        ) { try ErrorTests().noStore(driver: $0) },
+        ConformanceCheck(
+            suite: "Errors are typed and leave nothing half-written",
+            name: "queries and indexes on properties that are not stored fail with typed errors", requires: .any
+        ) { try ErrorTests().notPersistedProperties(driver: $0) },
         ConformanceCheck(
             suite: "Distinct values and groups", name: "distinct values come sorted, NULL first, once each",
             requires: .any
@@ -350,6 +422,18 @@ extension ConformanceSuite {
             requires: .any
         ) { try TypealiasKeyTests().typealiasedKey(driver: $0) },
         ConformanceCheck(
+            suite: "Object events and live objects",
+            name: "an observed object is refreshed by commits elsewhere, keeping its unsaved changes", requires: .any
+        ) { try await ObjectEventTests().liveObject(driver: $0) },
+        ConformanceCheck(
+            suite: "Object events and live objects", name: "raw SQL writes are read back and compared",
+            requires: .rawSQL
+        ) { try await ObjectEventTests().rawSQL(driver: $0) },
+        ConformanceCheck(
+            suite: "Object events and live objects",
+            name: "cancelled or released, the subscription stops; unsaved objects are refused", requires: .any
+        ) { try await ObjectEventTests().stops(driver: $0) },
+        ConformanceCheck(
             suite: "The write pipeline: observers inside the transaction",
             name: "an observer sees exactly the committed changes, and its writes commit with them", requires: .any
         ) { try ObserverTests().seesCommittedChanges(driver: $0) },
@@ -373,6 +457,22 @@ extension ConformanceSuite {
         ConformanceCheck(suite: "Predicates", name: "generic code can filter and order by \\M.id", requires: .any) {
             try PredicateTests().genericKey(driver: $0)
         },
+        ConformanceCheck(
+            suite: "Query plans reused across values",
+            name: "every kind of predicate, run with one set of values then another", requires: .any
+        ) { try QueryPlanTests().sameShapeOtherValues(driver: $0) },
+        ConformanceCheck(
+            suite: "Query plans reused across values",
+            name: "string predicates, paths and subqueries keep their values apart", requires: .any
+        ) { try QueryPlanTests().pathsAndSubqueries(driver: $0) },
+        ConformanceCheck(
+            suite: "Query plans reused across values",
+            name: "the SQL drivers run the same text for the same shape, with the new values", requires: .rawSQL
+        ) { try QueryPlanTests().sameTextNewArguments(driver: $0) },
+        ConformanceCheck(
+            suite: "Query plans reused across values",
+            name: "a schema change after a query was planned leaves the next run correct", requires: .any
+        ) { try QueryPlanTests().schemaChange(driver: $0) },
         ConformanceCheck(suite: "Query results", name: "exists honours the predicate and the window", requires: .any) {
             try QueryResultsTests().exists(driver: $0)
         },
@@ -394,6 +494,85 @@ extension ConformanceSuite {
             try await QueryResultsTests().asyncResults(driver: $0)
         },
         ConformanceCheck(
+            suite: "Raw SQL", name: "SQL drivers run raw SQL with bound arguments; the memory driver refuses it",
+            requires: .any
+        ) { try RawSQLTests().rawSQL(driver: $0) },
+        ConformanceCheck(
+            suite: "Raw SQL", name: "a failed update undoes what a trigger wrote, even for a trigger added later",
+            requires: .rawSQL
+        ) { try RawSQLTests().failedUpdateUndoesTriggerWrites(driver: $0) },
+        ConformanceCheck(
+            suite: "Raw SQL",
+            name: "a raw read outside a transaction refuses a statement that may write, and reads pragmas",
+            requires: .rawSQL
+        ) { try RawSQLTests().rawReadsOnlyRead(driver: $0) },
+        ConformanceCheck(
+            suite: "Read-only stores", name: "a file recorded before integer widths were reads through today's models",
+            requires: .persistent
+        ) { try ReadOnlyStoreTests().recordedBeforeWidths(driver: $0) },
+        ConformanceCheck(
+            suite: "Read-only stores", name: "reads models and rows; refuses writes; leaves the file byte for byte",
+            requires: .persistent
+        ) { try ReadOnlyStoreTests().readsAndRefuses(driver: $0) },
+        ConformanceCheck(
+            suite: "Read-only stores", name: "a missing file is an error, never created", requires: .persistent
+        ) { try ReadOnlyStoreTests().missingFile(driver: $0) },
+        ConformanceCheck(
+            suite: "Read-only stores", name: "a live writer's committed data is read through its log",
+            requires: .persistent
+        ) { try ReadOnlyStoreTests().besideAWriter(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships",
+            name: "committing an object commits the new objects it refers to, in one transaction", requires: .any
+        ) { try RelationshipTests().commitsRelatedObjects(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships", name: "related objects are faults until first accessed, then cached",
+            requires: .any
+        ) { try RelationshipTests().lazyLoading(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships",
+            name: "including loads the relationships of a whole result in one more SELECT", requires: .any
+        ) { try await RelationshipTests().including(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships",
+            name: "a missing related row is asked for once, until the store commits again", requires: .any
+        ) { try RelationshipTests().missingRowsAreRemembered(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships", name: "queries compare relationships with objects and nil", requires: .any
+        ) { try RelationshipTests().predicates(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships", name: "dotted paths through relationships filter and order like a LEFT JOIN",
+            requires: .any
+        ) { try RelationshipTests().dottedPaths(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships",
+            name: "explicit joins pair each result with its joined objects, LEFT JOIN style", requires: .any
+        ) { try RelationshipTests().joins(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships", name: "a cycle of new objects is committed whole, keys and all",
+            requires: .any
+        ) { try RelationshipTests().cycles(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships",
+            name: "a key whose object is not there reads as nil, keeps its key, and load says why", requires: .any
+        ) { try RelationshipTests().danglingKeys(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships", name: "a load after the store closed fails with a typed error, never a trap",
+            requires: .any
+        ) { try RelationshipTests().closedStore(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships", name: "async load reads off the caller's thread and fills the fault",
+            requires: .any
+        ) { try await RelationshipTests().asyncLoad(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships",
+            name: "non-optional relationships: committed, loaded, and a placeholder when missing", requires: .any
+        ) { try RelationshipTests().nonOptional(driver: $0) },
+        ConformanceCheck(
+            suite: "To-one relationships",
+            name: "refresh and rollback keep the related objects the row still refers to", requires: .any
+        ) { try RelationshipTests().restoreKeepsObjects(driver: $0) },
+        ConformanceCheck(
             suite: "Results controller", name: "positions inserted, removed, moved and updated; sections by a property",
             requires: .any
         ) { try await ResultsControllerTests().positions(driver: $0) },
@@ -401,6 +580,98 @@ extension ConformanceSuite {
             suite: "Results controller", name: "random commits: every observer ends equal to a fresh fetch",
             requires: .any
         ) { try await ResultsControllerTests().randomized(driver: $0) },
+        ConformanceCheck(suite: "Round trip of every supported type", name: "defaults", requires: .any) {
+            try RoundTripTests().defaults(driver: $0)
+        },
+        ConformanceCheck(suite: "Round trip of every supported type", name: "integer extremes", requires: .any) {
+            try RoundTripTests().integerExtremes(driver: $0)
+        },
+        ConformanceCheck(
+            suite: "Round trip of every supported type",
+            name: "UInt64 and UInt above Int64.max are refused, and nothing is written", requires: .any
+        ) { try RoundTripTests().unsignedAboveInt64(driver: $0) },
+        ConformanceCheck(suite: "Round trip of every supported type", name: "NaN", requires: .any) {
+            try RoundTripTests().notANumber(driver: $0)
+        },
+        ConformanceCheck(
+            suite: "Round trip of every supported type", name: "dates with sub-millisecond precision", requires: .any
+        ) { try RoundTripTests().dates(driver: $0) },
+        ConformanceCheck(
+            suite: "Round trip of every supported type", name: "UUID, URL, Decimal, enums and Codable values",
+            requires: .any
+        ) { try RoundTripTests().foundationValues(driver: $0) },
+        ConformanceCheck(suite: "Round trip of every supported type", name: "optionals: nil and values", requires: .any)
+        { try RoundTripTests().optionals(driver: $0) },
+        ConformanceCheck(
+            suite: "Round trip of every supported type", name: "properties without type annotations", requires: .any
+        ) { try RoundTripTests().inferredTypes(driver: $0) },
+        ConformanceCheck(suite: "Round trip of every supported type", name: "floating-point extremes", requires: .any) {
+            try RoundTripTests().floatingPoint(driver: $0)
+        },
+        ConformanceCheck(
+            suite: "Round trip of every supported type", name: "strings: empty, 1 MB, emoji, NUL inside", requires: .any
+        ) { try RoundTripTests().strings(driver: $0) },
+        ConformanceCheck(
+            suite: "Round trip of every supported type", name: "blobs: empty, 1 MiB, every byte", requires: .any
+        ) { try RoundTripTests().blobs(driver: $0) },
+        ConformanceCheck(
+            suite: "Rows without model types, from recorded schemas",
+            name: "fetchRows lists rows in key order without an ordering, whatever the insertion order", requires: .any
+        ) { try SchemaOnlyTests().keyOrder(driver: $0) },
+        ConformanceCheck(
+            suite: "Rows without model types, from recorded schemas",
+            name: "rows are written and read from the recorded schema alone", requires: .any
+        ) { try SchemaOnlyTests().rowsWithoutModels(driver: $0) },
+        ConformanceCheck(
+            suite: "Raw SQL through the write pipeline",
+            name: "raw writes report their entities; protected entities refuse them", requires: .rawSQL
+        ) { try RawSQLPipelineTests().rawWrites(driver: $0) },
+        ConformanceCheck(
+            suite: "Raw SQL through the write pipeline",
+            name: "a value of another storage class than its column's is refused the same way on every driver",
+            requires: .any
+        ) { try RawSQLPipelineTests().storageClassesChecked(driver: $0) },
+        ConformanceCheck(
+            suite: "Raw SQL through the write pipeline",
+            name: "NULL in a required column is refused by every driver, even below the row calls' checks",
+            requires: .any
+        ) { try RawSQLPipelineTests().requiredColumns(driver: $0) },
+        ConformanceCheck(
+            suite: "String predicates", name: "comparisons, placeholders and format specifiers", requires: .any
+        ) { try StringPredicateTests().comparisons(driver: $0) },
+        ConformanceCheck(suite: "String predicates", name: "NULL, IN, LIKE, BETWEEN and NOT follow SQL", requires: .any)
+        { try StringPredicateTests().operators(driver: $0) },
+        ConformanceCheck(suite: "String predicates", name: "arithmetic, functions and orderings", requires: .any) {
+            try StringPredicateTests().expressions(driver: $0)
+        },
+        ConformanceCheck(
+            suite: "String predicates", name: "hostile arguments are values: they match nothing and change nothing",
+            requires: .any
+        ) { try StringPredicateTests().hostileArguments(driver: $0) },
+        ConformanceCheck(
+            suite: "String predicates",
+            name: "malformed predicates and orderings make the query throw, on every driver", requires: .any
+        ) { try StringPredicateTests().malformedQueries(driver: $0) },
+        ConformanceCheck(
+            suite: "Text arguments of string predicates", name: "each logical type reads its text form", requires: .any
+        ) { try TextArgumentTests().eachType(driver: $0) },
+        ConformanceCheck(
+            suite: "Text arguments of string predicates",
+            name: "text that is not its property's type is a malformed predicate, positioned", requires: .any
+        ) { try TextArgumentTests().refused(driver: $0) },
+        ConformanceCheck(
+            suite: "Tracing", name: "every statement is reported with its duration and rows; arguments redacted",
+            requires: .any
+        ) { try TracingTests().redactedByDefault(driver: $0) },
+        ConformanceCheck(suite: "Tracing", name: "a failing statement is reported with its error", requires: .any) {
+            try TracingTests().failuresTraced(driver: $0)
+        },
+        ConformanceCheck(suite: "Tracing", name: "arguments are shown when asked for", requires: .any) {
+            try TracingTests().revealed(driver: $0)
+        },
+        ConformanceCheck(suite: "Tracing", name: "statements reach a swift-log Logger", requires: .any) {
+            try TracingTests().logger(driver: $0)
+        },
         ConformanceCheck(
             suite: "Transactions", name: "a throw rolls back every write and leaves no trace", requires: .any
         ) { try TransactionTests().rollbackLeavesNoTrace(driver: $0) },
@@ -426,6 +697,22 @@ extension ConformanceSuite {
         ConformanceCheck(suite: "Transactions", name: "concurrent writers are serialized", requires: .any) {
             try await TransactionTests().concurrentWriters(driver: $0)
         },
+        ConformanceCheck(
+            suite: "Values that could never be read back are refused at commit",
+            name: "refused on insert and on update; nothing written; the store still reads", requires: .any
+        ) { try UnreadableValueTests().refused(driver: $0) },
+        ConformanceCheck(
+            suite: "Values that could never be read back are refused at commit",
+            name: "extreme but real values still read back", requires: .any
+        ) { try UnreadableValueTests().extremes(driver: $0) },
+        ConformanceCheck(
+            suite: "Raw SQL that would silently do something else is refused",
+            name: "argument counts must match the statement's parameters", requires: .rawSQL
+        ) { try RawSQLMisuseTests().argumentCounts(driver: $0) },
+        ConformanceCheck(
+            suite: "Raw SQL that would silently do something else is refused",
+            name: "text after the first statement is refused, and nothing runs", requires: .rawSQL
+        ) { try RawSQLMisuseTests().multipleStatements(driver: $0) },
         ConformanceCheck(
             suite: "updateAll", name: "constants and expressions over the row before the change", requires: .any
         ) { try UpdateAllTests().values(driver: $0) },
@@ -455,21 +742,9 @@ extension ConformanceSuite {
             requires: .any
         ) { try UpsertTests().graphOverStoredKey(driver: $0) },
         ConformanceCheck(
-            suite: "Values that could never be read back are refused at commit",
-            name: "refused on insert and on update; nothing written; the store still reads", requires: .any
-        ) { try UnreadableValueTests().refused(driver: $0) },
-        ConformanceCheck(
-            suite: "Values that could never be read back are refused at commit",
-            name: "extreme but real values still read back", requires: .any
-        ) { try UnreadableValueTests().extremes(driver: $0) },
-        ConformanceCheck(
-            suite: "Raw SQL that would silently do something else is refused",
-            name: "argument counts must match the statement's parameters", requires: .rawSQL
-        ) { try RawSQLMisuseTests().argumentCounts(driver: $0) },
-        ConformanceCheck(
-            suite: "Raw SQL that would silently do something else is refused",
-            name: "text after the first statement is refused, and nothing runs", requires: .rawSQL
-        ) { try RawSQLMisuseTests().multipleStatements(driver: $0) },
+            suite: "Value rules as a property, on every driver",
+            name: "random values through every operation agree with the rules", requires: .any
+        ) { try await ValuePropertyTests().valuesFollowTheRules(driver: $0) },
         ConformanceCheck(
             suite: "Value rules",
             name: "a decimal literal in a string predicate is exact; too many digits is a positioned error",

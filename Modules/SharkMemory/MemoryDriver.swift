@@ -9,8 +9,22 @@ import Synchronization
 /// structures. A reader copies it (O(1)) and works on that snapshot without a lock; the
 /// writer works on its own copy and publishes it on commit. So readers never block the writer
 /// and never see half a transaction.
-package final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
-    package let name = "memory"
+///
+/// Apps open it with `Store(.memory)`. A driver that keeps its data in the engine (a test
+/// double, or a driver whose calls await a remote copy, as `Examples/RemoteDriver` does)
+/// creates one with the tracer its own configuration hands it:
+///
+/// ```swift
+/// @_spi(SharkDriver) import SharkMemory
+/// @_spi(SharkDriver) import SharkORM
+///
+/// let inner = StoreConfiguration(driverName: "wrapped memory") { tracer in MemoryDriver(tracer: tracer) }
+/// let store = try Store(inner)
+/// print(store.driverName)   // "memory": the engine names itself
+/// store.close()
+/// ```
+@_spi(SharkDriver) public final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
+    public let name = "memory"
     let tracer: Tracer
     private let lock = NSLock()
     private var committed = MemoryDatabaseState()
@@ -18,14 +32,14 @@ package final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
     private let closed = Atomic<Bool>(false)
     private var writerConnection: MemoryConnection!
 
-    package init(tracer: Tracer) {
+    public init(tracer: Tracer) {
         self.tracer = tracer
         writerConnection = MemoryConnection(driver: self, isWriter: true)
     }
 
-    package var writer: any DriverConnection { writerConnection }
+    public var writer: any DriverConnection { writerConnection }
 
-    package func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
+    public func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T {
         guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
         return try body(MemoryConnection(driver: self, isWriter: false))
     }
@@ -37,12 +51,12 @@ package final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
         return snapshot()
     }
 
-    package func close() {
+    public func close() {
         closed.store(true, ordering: .releasing)
         lock.withLock { committed = MemoryDatabaseState() }
     }
 
-    package func checkIntegrity() throws -> [String] {
+    public func checkIntegrity() throws -> [String] {
         guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
         return snapshot().tables.flatMap { $0.integrityProblems() }
     }

@@ -1,11 +1,8 @@
 import SharkDriverConformance
-import SharkMemory
+import SharkTestSupport
 import Testing
 
-/// The conformance suite on the memory engine, each check its own test case.
-@Test("conformance", arguments: ConformanceSuite.cases(for: .memoryEngine))
+/// The conformance suite on the memory engine, each check its own test case (the one call any
+/// driver's test target makes; `TestDriver.memory.conformance` describes the driver).
+@Test("conformance", arguments: ConformanceSuite.cases(for: TestDriver.memory.conformance))
 func conformance(_ check: ConformanceCase) async throws { try await check.run() }
-
-extension ConformanceDriver {
-    static let memoryEngine = ConformanceDriver(name: "memory") { .memory }
-}

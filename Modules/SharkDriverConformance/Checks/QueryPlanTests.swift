@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+@_spi(SharkDriver) @testable import SharkORM
+
+/// A query run again with other values answers for those values: the SQL drivers reuse the
+/// statement of a query of the same shape (the plan cache) and bind the new values, so every
+/// value that reaches the text must be found again, in the same order, the next time.
+@Suite("Query plans reused across values")
+struct QueryPlanTests {
+    private func people(_ store: Store) throws {
+        try store.commit(
+            (0..<30).map { n in
+                let person = Person(name: "p\(n)", age: n, payrollNumber: 1000 + n)
+                person.email = n % 3 == 0 ? nil : "p\(n)@example.com"
+                return person
+            })
+    }
+
+    func sameShapeOtherValues(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try people(store)
+        func ages(_ predicate: QueryPredicate<Person>) throws -> [Int] {
+            try Person.query(in: store).where(predicate).orderBy(\.age).fetch().map(\.age)
+        }
+        for (low, high) in [(3, 5), (10, 12), (28, 40)] {
+            let expected = Array(low...min(high, 29))
+            #expect(try ages(\.age >= low && \.age <= high) == expected)
+            #expect(try ages(.between(\.age, low, high)) == expected)
+            #expect(try ages(.isIn(\.age, Array(low...high))) == expected)
+            #expect(try ages(.isIn(\.name, (low...high).map { "p\($0)" })) == expected)
+            #expect(try ages(\.age + low == high + low) == (high < 30 ? [high] : []))
+            #expect(try ages(.like(\.name, "p\(low)%")) == (0..<30).filter { "p\($0)".hasPrefix("p\(low)") })
+            #expect(
+                try ages(.coalesce(\.email, "none-\(low)") == "none-\(low)" && \.age < high)
+                    == (0..<min(high, 30)).filter { $0 % 3 == 0 })
+            // Values in the ordering and in the window are bound too.
+            let window = try Person.query(in: store).where(\.age >= low).orderBy(\.age).limit(2).offset(1).fetch()
+            #expect(window.map(\.age) == Array((low + 1)...(low + 2)).filter { $0 < 30 })
+            #expect(try Person.query(in: store).where(\.age < high).count() == min(high, 30))
+            #expect(try Person.query(in: store).where(\.age < high).limit(low).count() == min(low, min(high, 30)))
+            let sum = try Person.query(in: store).where(\.age <= high).sum(\.age * low)
+            #expect(sum == (0...min(high, 29)).reduce(0, +) * low)
+            let distinct = try Person.query(in: store).where(\.age >= low && \.age < low + 2).distinct(\.name)
+            #expect(distinct == [low, low + 1].filter { $0 < 30 }.map { "p\($0)" }.sorted())
+        }
+        // An empty list compiles without its operand; a list of another length is another shape.
+        #expect(try ages(.isIn(\.age, [])) == [])
+        #expect(try ages(.isIn(\.age, [1])) == [1])
+        #expect(try ages(.isIn(\.age, [])) == [])
+        // Lists longer than any library's parameter limit bind their tail through shark_arg.
+        for offset in [0, 7] {
+            let many = (0..<2_500).map { $0 * 2 + offset }
+            #expect(try ages(.isIn(\.age, many)) == (0..<30).filter { $0 % 2 == offset % 2 && $0 >= offset })
+        }
+    }
+
+    func pathsAndSubqueries(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        _ = try TwoDepartments(committedTo: store, others: [Employee("Grace", salary: 120)])
+        for (city, expected) in [("Rome", ["Ada"]), ("Oslo", ["Alan"]), ("Lima", [])] {
+            let typed = try Employee.query(in: store).where(\.department?.location?.name == city).fetch()
+            #expect(typed.map(\.name) == expected)
+            let text = try Employee.query(in: store).where("department.location.name = %@", city).fetch()
+            #expect(text.map(\.name) == expected)
+            let inCity = try Department.query(in: store).where("location.name = %@", city)
+            let nested = try Employee.query(in: store).where(.isIn(\.department, inCity)).fetch()
+            #expect(nested.map(\.name) == expected)
+        }
+    }
+
+    func sameTextNewArguments(driver: ConformanceDriver) throws {
+        let log = StatementLog()
+        let store = try driver.makeStore { $0.traced { log.record($0) }.revealingArguments() }
+        defer { store.close() }
+        try people(store)
+        log.reset()
+        _ = try Person.query(in: store).where(\.age > 3 && \.name != "x").limit(5).fetch()
+        _ = try Person.query(in: store).where(\.age > 20 && \.name != "y").limit(7).fetch()
+        let selects = log.all.filter { $0.statement.hasPrefix("SELECT") }
+        #expect(selects.count == 2)
+        #expect(selects.first?.statement == selects.last?.statement)
+        #expect(selects.first?.arguments == ["3", "'x'", "5"])
+        #expect(selects.last?.arguments == ["20", "'y'", "7"])
+    }
+
+    func schemaChange(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try people(store)
+        #expect(try Person.query(in: store).where(\.age < 10).count() == 10)
+        // Raw SQL that changes the schema makes the SQL drivers forget their plans.
+        if driver.hasRawSQL { try store.execute("CREATE INDEX person_email ON Person (email)") }
+        try store.commit(Person(name: "late", age: 1, payrollNumber: 9))
+        #expect(try Person.query(in: store).where(\.age < 10).count() == 11)
+        #expect(try Person.query(in: store).where(\.age < 2).count() == 3)
+    }
+}

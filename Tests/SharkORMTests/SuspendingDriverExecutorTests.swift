@@ -1,0 +1,62 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import Testing
+
+/// Data a suspending driver would await: an actor, as a network driver awaits its connection.
+private actor RemoteRows {
+    private var rows: [Int: String] = [:]
+
+    func put(_ key: Int, _ value: String) { rows[key] = value }
+
+    func get(_ key: Int) throws -> String {
+        guard let value = rows[key] else { throw SharkError.notFound(entity: "Remote", key: "\(key)") }
+        return value
+    }
+
+    /// The name of the thread the actor's code runs on.
+    func threadName() -> String? { currentThreadName() }
+}
+
+private func currentThreadName() -> String? { Thread.current.name }
+
+@Suite("A suspending driver's executor")
+struct SuspendingDriverExecutorTests {
+    @Test("blocking calls run async work on the executor's own thread, results and errors as they are")
+    func runsOnItsOwnThread() throws {
+        let executor = SuspendingDriverExecutor(name: "remote driver")
+        defer { executor.shutdown() }
+        let remote = RemoteRows()
+        try executor.wait { await remote.put(1, "one") }
+        #expect(try executor.wait { try await remote.get(1) } == "one")
+        #expect(throws: SharkError.notFound(entity: "Remote", key: "2")) {
+            try executor.wait { try await remote.get(2) }
+        }
+        // A default actor's code runs on the executor's thread, not on the cooperative pool.
+        #expect(try executor.wait { await remote.threadName() } == "remote driver")
+    }
+
+    @Test("called from tasks of the cooperative pool at once, it never waits for the pool")
+    func manyCallersAtOnce() async throws {
+        let executor = SuspendingDriverExecutor()
+        defer { executor.shutdown() }
+        let remote = RemoteRows()
+        // More blocked callers than the pool has threads: each waits for the executor only.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for key in 0..<16 {
+                group.addTask { try executor.wait { await remote.put(key, "\(key)") } }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try executor.wait { try await remote.get(15) } == "15")
+    }
+
+    @Test("an operation that calls back into its own executor, or a call after shutdown, throws")
+    func misuse() throws {
+        let executor = SuspendingDriverExecutor()
+        #expect(throws: SharkError.self) {
+            try executor.wait { try executor.wait { 1 } }
+        }
+        executor.shutdown()
+        #expect(throws: SharkError.closed) { try executor.wait { 1 } }
+    }
+}

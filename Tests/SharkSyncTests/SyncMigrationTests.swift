@@ -1,0 +1,162 @@
+import Foundation
+@_spi(SharkDriver) import SharkORM
+import SharkSync
+import SharkTestSupport
+import Testing
+
+@testable import SharkDriverConformance
+
+/// Replicas one migration apart: a renamed column still matches, and values for a column or
+/// an entity the receiver does not have yet are kept and applied once its migration adds them.
+@Suite("Sync across migrations")
+struct SyncMigrationTests {
+    @Test(
+        "values for columns and entities not here yet are kept, then applied by the migration",
+        arguments: TestDriver.allCases.filter(\.isPersistent))
+    func keptUntilMigration(driver: TestDriver) throws {
+        let newer = try SyncEngine(
+            store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self, SyncLabel.self])
+        defer { newer.store.close() }
+        let id = UUID.v7()
+        try newer.store.commit(SyncDocV2(id: id, title: "plan", tags: "work"))
+        try newer.store.commit(SyncLabel(id: "red", color: "#f00"))
+        let file = try newer.exportChanges()
+
+        let path = TemporaryPath()
+        defer { path.cleanUp() }
+        do {
+            let store = try driver.openFile(path.path)
+            defer { store.close() }
+            let older = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV1.self])
+            let summary = try older.importChanges(from: file)
+            #expect(summary.skippedEntities == ["SyncLabel"])
+            #expect(summary.skippedColumns == ["SyncDoc.tags"])
+            // The renamed column matched: the older app sees the title as its heading.
+            #expect(try store.find(SyncDocV1.self, id: id)?.heading == "plan")
+            // It does not claim what it could not apply: the newer replica's changes come again.
+            #expect(try older.versionVector()[newer.site] == 0)
+        }
+        // The app updates: the migration adds the column and the entity, and what was kept applies.
+        let store = try driver.openFile(path.path)
+        defer { store.close() }
+        _ = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV2.self, SyncLabel.self])
+        let doc = try #require(try store.find(SyncDocV2.self, id: id))
+        #expect(doc.title == "plan" && doc.tags == "work")
+        #expect(try store.find(SyncLabel.self, id: "red")?.color == "#f00")
+    }
+
+    @Test("a replica a migration behind sends its renamed column under the old name, and it matches")
+    func olderSender() throws {
+        let older = try SyncEngine(store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV1.self])
+        let newer = try SyncEngine(store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self])
+        defer {
+            older.store.close()
+            newer.store.close()
+        }
+        let id = UUID.v7()
+        try older.store.commit(SyncDocV1(id: id, heading: "from the old app"))
+        let summary = try newer.importChanges(from: try older.exportChanges())
+        #expect(summary.skippedColumns.isEmpty)
+        #expect(try newer.store.find(SyncDocV2.self, id: id)?.title == "from the old app")
+        #expect(try newer.versionVector()[older.site] == 1)
+    }
+
+    @Test(
+        "a column added by a migration takes the values replicas wrote for it, whatever the row's later writes",
+        arguments: TestDriver.allCases.filter(\.isPersistent))
+    func addedColumnAfterLaterWrites(driver: TestDriver) throws {
+        let newer = try SyncEngine(
+            store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self])
+        defer { newer.store.close() }
+        let id = UUID.v7()
+        let doc = SyncDocV2(id: id, title: "plan", tags: "")
+        try newer.store.commit(doc)
+
+        let path = TemporaryPath()
+        defer { path.cleanUp() }
+        do {
+            let store = try driver.openFile(path.path)
+            defer { store.close() }
+            let older = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV1.self])
+            try older.importChanges(from: try newer.exportChanges())
+            // The newer replica tags the document; then the older one, later, rewrites every
+            // column it knows (its base version now postdates the tag).
+            doc.tags = "work"
+            try newer.store.commit(doc)
+            let old = try #require(try store.find(SyncDocV1.self, id: id))
+            old.heading = "plan, revised"
+            try store.commit(old)
+            try older.importChanges(from: try newer.exportChanges(since: try older.versionVector()))
+            try newer.importChanges(from: try older.exportChanges(since: try newer.versionVector()))
+        }
+        let store = try driver.openFile(path.path)
+        defer { store.close() }
+        let migrated = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV2.self])
+        try newer.importChanges(from: try migrated.exportChanges(since: try newer.versionVector()))
+        try migrated.importChanges(from: try newer.exportChanges(since: try migrated.versionVector()))
+        let here = try #require(try store.find(SyncDocV2.self, id: id))
+        let there = try #require(try newer.store.find(SyncDocV2.self, id: id))
+        #expect(here.tags == "work" && there.tags == "work")
+        #expect(here.title == "plan, revised" && there.title == "plan, revised")
+    }
+}
+
+/// A row removed while no engine watched, then inserted again under the same key, is recorded
+/// twice (its old state stays, and the insert is batched): folding and export resolve the
+/// records in order, as the insert applied to the old state.
+@Suite("Sync after removals it did not see")
+struct UncapturedRemovalTests {
+    private static let site = UUID(uuidString: "00000000-0000-0000-0000-000000000001")!
+
+    private static func engine(_ store: Store) throws -> SyncEngine {
+        try SyncEngine(
+            store: store, lineage: "uncaptured", models: [SyncNote.self, SyncFolder.self],
+            options: SyncOptions(site: site))
+    }
+
+    @Test(
+        "batched twice, or batched over a state row: export and the next update agree with a peer",
+        arguments: TestDriver.persistent)
+    func recordedTwice(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let peer = try SyncEngine(
+            store: try TestDriver.memory.makeStore(), lineage: "uncaptured", models: [SyncNote.self, SyncFolder.self])
+        defer { peer.store.close() }
+
+        var store = try driver.openFile(file.path)
+        var sync = try Self.engine(store)
+        try store.commit(SyncFolder(id: "folded", name: "one"))
+        let folded = try #require(try store.find(SyncFolder.self, id: "folded"))
+        folded.name = "two"
+        try store.commit(folded)  // its batch becomes a state row
+        try store.commit(SyncFolder(id: "batched", name: "one"))  // a batch
+        try peer.importChanges(from: try sync.exportChanges())
+        store.close()
+
+        // No engine: the removals are not captured.
+        store = try driver.openFile(file.path)
+        try SyncFolder.query(in: store).removeAll()
+        store.close()
+
+        store = try driver.openFile(file.path)
+        sync = try Self.engine(store)
+        defer { store.close() }
+        // Inserted again: batched, though each key has a state already.
+        try store.commit([SyncFolder(id: "batched", name: "three"), SyncFolder(id: "folded", name: "three")])
+        let contents = try ChangeLogContents(reading: try sync.exportChanges())
+        let rows = contents.entities.flatMap(\.rows)
+        #expect(Set(rows.map(\.key)).count == 2)  // two live records of a key may both go: they merge alike
+        #expect(rows.allSatisfy { !$0.isRemoval })
+        try peer.importChanges(from: try sync.exportChanges())
+        #expect(try syncedContents(peer.store) == syncedContents(store))
+
+        // The next update folds the overlapping records without tripping over them.
+        let again = try #require(try store.find(SyncFolder.self, id: "batched"))
+        again.name = "four"
+        try store.commit(again)
+        try peer.importChanges(from: try sync.exportChanges(since: try peer.versionVector()))
+        #expect(try syncedContents(peer.store) == syncedContents(store))
+        #expect(try store.fetchRows(of: "SharkSyncStateBatch").isEmpty)
+    }
+}
