@@ -64,7 +64,7 @@ struct QueryExecution {
         let limit = query.limit.map { $0 < 0 ? Int.max : $0 } ?? Int.max
         if limit == 0 { return [] }
         var matches: [Row] = []
-        if path.deliversOrder(of: query) {
+        if path.deliversOrder(of: query, in: table) {
             // Saturating: `offset(Int.max)` or `limit(Int.max)` must not overflow.
             let (sum, overflow) = offset.addingReportingOverflow(limit)
             let wanted = overflow ? Int.max : sum
@@ -94,14 +94,19 @@ struct QueryExecution {
         // With a window over an order the path delivers, the walk stops at its end, as
         // SQLite's does: rows past it are never evaluated (nor can they fail).
         var wanted = Int.max
-        if let limit = query.limit, limit >= 0, path.deliversOrder(of: query) {
+        if let limit = query.limit, limit >= 0, path.deliversOrder(of: query, in: table) {
             let (sum, overflow) = max(0, query.offset ?? 0).addingReportingOverflow(limit)
             wanted = overflow ? Int.max : sum
         }
         if wanted == 0 { return 0 }
-        try visit { _ in
-            total += 1
-            return total < wanted
+        if query.predicate == nil && query.ordering.isEmpty {
+            // Every row matches, and the table knows how many it holds: no walk.
+            total = min(table.count, wanted)
+        } else {
+            try visit { _ in
+                total += 1
+                return total < wanted
+            }
         }
         let afterOffset = max(0, total - max(0, query.offset ?? 0))
         guard let limit = query.limit, limit >= 0 else { return afterOffset }

@@ -23,9 +23,15 @@ enum AccessPath: Equatable {
 
     /// Whether the path yields rows already in the order the query needs (the query's
     /// ordering, then the key), so limits can stop the scan early.
-    func deliversOrder(of query: EntityQuery) -> Bool {
+    func deliversOrder(of query: EntityQuery, in table: MemoryTable) -> Bool {
         switch self {
-        case .keyRange, .fullScan: return query.ordering.isEmpty
+        case .keyRange, .fullScan:
+            // Key order: no ordering, or the key ascending (the windows of `batch(size:)`).
+            guard let first = query.ordering.first else { return true }
+            guard query.ordering.count == 1, first.ascending, case .column(let name) = first.expression else {
+                return false
+            }
+            return name == table.schema.columns[0].name
         case .indexOrder: return true
         case .keys, .indexRange, .indexValues: return false
         }

@@ -1,160 +1,326 @@
-/// An ordered list with O(1) snapshots and cheap copy-on-write updates: the structure behind
-/// the memory engine's primary-key order and its secondary indexes.
+/// An ordered list with O(1) snapshots and copy-on-write updates whose cost does not grow
+/// with the list: the structure behind the memory engine's primary-key order and its
+/// secondary indexes.
 ///
-/// Elements live in chunks of at most ``chunkCapacity``, each a reference-counted buffer
-/// inside an array of chunks. Copying the list (taking a snapshot for a reader or a
-/// savepoint) copies one reference. The first write after a snapshot copies the array of
-/// chunk references and the one chunk it touches; later writes in the same transaction
-/// mutate in place. Search is a binary search over chunks, then within one.
+/// It is a B+ tree of reference-counted nodes: leaves hold up to ``leafCapacity`` elements,
+/// branches up to ``branchCapacity`` children with each child's element count and last
+/// element. Copying the list (a reader's snapshot, a transaction's or a savepoint's copy)
+/// copies one reference. The first write after a copy copies the nodes on the path to the
+/// element it touches — a leaf and one branch per level, about three at a million elements —
+/// and later writes on that path mutate in place. (The list used to keep its leaves in one
+/// array, which a transaction's first write copied whole: 4,000 references at a million rows.)
+///
+/// A position is a rank: how many elements come before it.
 struct SortedList<Element: SortedElement> {
-    static var chunkCapacity: Int { 256 }
+    static var leafCapacity: Int { 256 }
+    static var branchCapacity: Int { 64 }
 
-    private final class Chunk {
-        // Unchecked: the list copies a chunk before mutating it when it is shared, and every
-        // access is a read or a write of one element; the run-time checks cost more than
-        // the comparisons of a binary search.
+    /// A leaf (no children) or a branch (no elements of its own).
+    private final class Node {
+        // Unchecked: a node is copied before it is mutated whenever it is shared, and every
+        // access is a read or a write of one slot; the run-time checks cost more than the
+        // comparisons of a binary search.
+        /// A leaf's elements, in order.
         @exclusivity(unchecked) var elements: [Element]
-        init(_ elements: [Element]) { self.elements = elements }
+        /// A branch's children, in order.
+        @exclusivity(unchecked) var children: [Node]
+        /// The number of elements under each child.
+        @exclusivity(unchecked) var counts: [Int]
+        /// The last element under each child: what a search compares.
+        @exclusivity(unchecked) var lasts: [Element]
+
+        init(elements: [Element]) {
+            self.elements = elements
+            children = []
+            counts = []
+            lasts = []
+        }
+
+        init(children: [Node]) {
+            elements = []
+            self.children = children
+            counts = children.map(\.count)
+            lasts = children.map { $0.last! }
+        }
+
+        init(copying node: Node) {
+            elements = node.elements
+            children = node.children
+            counts = node.counts
+            lasts = node.lasts
+        }
+
+        var isLeaf: Bool { children.isEmpty }
+        var count: Int { isLeaf ? elements.count : counts.reduce(0, +) }
+        var last: Element? { isLeaf ? elements.last : lasts.last }
+        /// Slots used: elements of a leaf, children of a branch.
+        var width: Int { isLeaf ? elements.count : children.count }
     }
 
-    private var chunks: [Chunk] = []
+    private var root: Node?
     private(set) var count = 0
 
     init() {}
 
     var isEmpty: Bool { count == 0 }
 
-    var last: Element? { chunks.last?.elements.last }
+    var last: Element? { root?.last }
 
-    /// A position: chunk and offset within it.
-    struct Position: Comparable {
-        var chunk: Int
-        var offset: Int
-        static func < (a: Position, b: Position) -> Bool {
-            (a.chunk, a.offset) < (b.chunk, b.offset)
-        }
-    }
+    /// A position: the number of elements before it.
+    typealias Position = Int
 
-    var startPosition: Position { Position(chunk: 0, offset: 0) }
-    var endPosition: Position { Position(chunk: chunks.count, offset: 0) }
+    var startPosition: Position { 0 }
+    var endPosition: Position { count }
+
+    // MARK: Search and iteration
 
     /// The first position whose element is not `isBefore` (elements must be partitioned:
     /// every element for which `isBefore` holds comes first).
     func firstPosition(where isBefore: (Element) -> Bool) -> Position {
+        guard var node = root else { return 0 }
+        var rank = 0
+        while !node.isLeaf {
+            // The first child whose last element is not before: the position is in it.
+            var low = 0
+            var high = node.children.count
+            while low < high {
+                let middle = (low + high) / 2
+                if isBefore(node.lasts[middle]) { low = middle + 1 } else { high = middle }
+            }
+            guard low < node.children.count else { return count }
+            for child in 0..<low { rank += node.counts[child] }
+            node = node.children[low]
+        }
         var low = 0
-        var high = chunks.count
+        var high = node.elements.count
         while low < high {
             let middle = (low + high) / 2
-            if isBefore(chunks[middle].elements[chunks[middle].elements.count - 1]) {
-                low = middle + 1
-            } else {
-                high = middle
-            }
+            if isBefore(node.elements[middle]) { low = middle + 1 } else { high = middle }
         }
-        guard low < chunks.count else { return endPosition }
-        let elements = chunks[low].elements
-        var lo = 0
-        var hi = elements.count
-        while lo < hi {
-            let middle = (lo + hi) / 2
-            if isBefore(elements[middle]) { lo = middle + 1 } else { hi = middle }
-        }
-        return Position(chunk: low, offset: lo)
+        return rank + low
     }
 
     /// Calls `body` for each element from `start` onwards until it returns false.
     func forEach(from start: Position, _ body: (Element) throws -> Bool) rethrows {
-        var chunk = start.chunk
-        var offset = start.offset
-        while chunk < chunks.count {
-            let elements = chunks[chunk].elements
+        guard let root, start < count else { return }
+        // The path to the leaf holding `start`: each branch with the child taken.
+        var path: [(node: Node, child: Int)] = []
+        var node = root
+        var offset = start
+        while !node.isLeaf {
+            var child = 0
+            while offset >= node.counts[child] {
+                offset -= node.counts[child]
+                child += 1
+            }
+            path.append((node, child))
+            node = node.children[child]
+        }
+        while true {
+            let elements = node.elements
             while offset < elements.count {
                 if try !body(elements[offset]) { return }
                 offset += 1
             }
-            chunk += 1
+            // The next leaf: up to the first branch with a child to the right, then down
+            // its leftmost path.
+            while let (branch, child) = path.last, child + 1 >= branch.children.count { path.removeLast() }
+            guard let (branch, child) = path.popLast() else { return }
+            path.append((branch, child + 1))
+            node = branch.children[child + 1]
+            while !node.isLeaf {
+                path.append((node, 0))
+                node = node.children[0]
+            }
             offset = 0
         }
     }
 
-    /// Calls `body` for each element before `end`, last first, until it returns false.
-    func forEachReversed(before end: Position, _ body: (Element) throws -> Bool) rethrows {
-        var chunk = end.chunk
-        var offset = end.offset
-        while true {
-            if offset == 0 {
-                chunk -= 1
-                guard chunk >= 0 else { return }
-                offset = chunks[chunk].elements.count
-            }
-            offset -= 1
-            if try !body(chunks[chunk].elements[offset]) { return }
-        }
-    }
+    // MARK: Writes
 
     /// Inserts `element` in order (after equal elements).
     mutating func insert(_ element: Element) {
-        if chunks.isEmpty {
-            count += 1
-            chunks.append(Chunk([element]))
+        count += 1
+        guard let node = uniqueRoot() else {
+            root = Node(elements: [element])
             return
         }
-        // Keys and indexed values often arrive in order (auto-assigned keys, timestamps):
-        // then the element goes at the end, with no search.
-        if let last, Element.compare(last, element) <= 0 { return append(element) }
-        count += 1
-        var position = firstPosition { Element.compare($0, element) <= 0 }
-        if position.chunk == chunks.count {
-            position = Position(chunk: chunks.count - 1, offset: chunks[chunks.count - 1].elements.count)
+        if let split = Self.insert(element, into: node) { root = Node(children: [node, split]) }
+    }
+
+    /// Inserts into the subtree of `node` (already unique); returns the new right sibling
+    /// when `node` split.
+    private static func insert(_ element: Element, into node: Node) -> Node? {
+        if node.isLeaf {
+            // Keys and indexed values often arrive in order (auto-assigned keys, timestamps):
+            // then the element goes at the end, with no search.
+            var offset = node.elements.count
+            if let last = node.elements.last, Element.compare(last, element) > 0 {
+                offset = partition(node.elements) { Element.compare($0, element) <= 0 }
+            }
+            node.elements.insert(element, at: offset)
+            guard node.elements.count > leafCapacity else { return nil }
+            // Appends split off the new element alone, leaving full leaves behind them; other
+            // inserts split in half.
+            let half = offset == leafCapacity ? leafCapacity : node.elements.count / 2
+            let right = Node(elements: Array(node.elements[half...]))
+            node.elements.removeSubrange(half...)
+            return right
         }
-        let chunk = uniqueChunk(at: position.chunk)
-        chunk.elements.insert(element, at: position.offset)
-        if chunk.elements.count > Self.chunkCapacity {
-            let half = chunk.elements.count / 2
-            let tail = Chunk(Array(chunk.elements[half...]))
-            chunk.elements.removeSubrange(half...)
-            chunks.insert(tail, at: position.chunk + 1)
+        // The first child whose last element comes after the new one; the last child when none.
+        var child = node.children.count - 1
+        if Element.compare(node.lasts[child], element) > 0 {
+            child = partition(node.lasts) { Element.compare($0, element) <= 0 }
         }
+        let target = uniqueChild(child, of: node)
+        let split = insert(element, into: target)
+        node.counts[child] = target.count
+        node.lasts[child] = target.last!
+        guard let split else { return nil }
+        node.children.insert(split, at: child + 1)
+        node.counts.insert(split.count, at: child + 1)
+        node.lasts.insert(split.last!, at: child + 1)
+        guard node.children.count > branchCapacity else { return nil }
+        let half = child + 1 == branchCapacity ? branchCapacity : node.children.count / 2
+        let right = Node(children: Array(node.children[half...]))
+        node.children.removeSubrange(half...)
+        node.counts.removeSubrange(half...)
+        node.lasts.removeSubrange(half...)
+        return right
     }
 
     /// Removes the element equal to `element` (by ``SortedElement/compare(_:_:)``), if any.
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
-        let position = firstPosition { Element.compare($0, element) < 0 }
-        guard position.chunk < chunks.count,
-            Element.compare(chunks[position.chunk].elements[position.offset], element) == 0
+        // Only the path to an element that is there is copied.
+        // (No binding of `root` may outlive the search: it would make the root look shared.)
+        guard root.map({ Self.contains(element, under: $0) }) == true, let node = uniqueRoot(),
+            Self.remove(element, from: node)
         else { return false }
         count -= 1
-        let chunk = uniqueChunk(at: position.chunk)
-        chunk.elements.remove(at: position.offset)
-        if chunk.elements.isEmpty { chunks.remove(at: position.chunk) }
+        if count == 0 {
+            root = nil
+        } else if !node.isLeaf && node.children.count == 1 {
+            root = node.children[0]  // a root with one child gives its place to it
+        }
         return true
+    }
+
+    /// Removes from the subtree of `node` (already unique); children left empty go, and a
+    /// small child merges with its neighbour.
+    private static func remove(_ element: Element, from node: Node) -> Bool {
+        if node.isLeaf {
+            let offset = partition(node.elements) { Element.compare($0, element) < 0 }
+            guard offset < node.elements.count, Element.compare(node.elements[offset], element) == 0 else {
+                return false
+            }
+            node.elements.remove(at: offset)
+            return true
+        }
+        let child = partition(node.lasts) { Element.compare($0, element) < 0 }
+        guard child < node.children.count else { return false }
+        let target = uniqueChild(child, of: node)
+        guard remove(element, from: target) else { return false }
+        if target.width == 0 {
+            node.children.remove(at: child)
+            node.counts.remove(at: child)
+            node.lasts.remove(at: child)
+            return true
+        }
+        node.counts[child] = target.count
+        node.lasts[child] = target.last!
+        mergeIfSmall(child, of: node)
+        return true
+    }
+
+    /// Merges child `index` of `branch` into a neighbour when it is under a quarter full and
+    /// both fit in one node, so that removals never leave a tree of near-empty nodes.
+    private static func mergeIfSmall(_ index: Int, of branch: Node) {
+        let capacity = branch.children[index].isLeaf ? leafCapacity : branchCapacity
+        guard branch.children[index].width < capacity / 4, branch.children.count > 1 else { return }
+        let left = index > 0 ? index - 1 : index
+        let right = left + 1
+        guard branch.children[left].width + branch.children[right].width <= capacity else { return }
+        let merged = uniqueChild(left, of: branch)
+        let absorbed = branch.children[right]
+        if merged.isLeaf {
+            merged.elements += absorbed.elements
+        } else {
+            merged.children += absorbed.children
+            merged.counts += absorbed.counts
+            merged.lasts += absorbed.lasts
+        }
+        branch.children[left] = merged
+        branch.counts[left] = merged.count
+        branch.lasts[left] = merged.last!
+        branch.children.remove(at: right)
+        branch.counts.remove(at: right)
+        branch.lasts.remove(at: right)
     }
 
     /// Replaces the element equal to `element` (same order) by `element`.
     mutating func replace(_ element: Element) {
-        let position = firstPosition { Element.compare($0, element) < 0 }
-        guard position.chunk < chunks.count,
-            Element.compare(chunks[position.chunk].elements[position.offset], element) == 0
-        else { return }
-        uniqueChunk(at: position.chunk).elements[position.offset] = element
+        guard root.map({ Self.contains(element, under: $0) }) == true, let node = uniqueRoot() else { return }
+        Self.replace(element, in: node)
+    }
+
+    private static func replace(_ element: Element, in node: Node) {
+        if node.isLeaf {
+            let offset = partition(node.elements) { Element.compare($0, element) < 0 }
+            guard offset < node.elements.count, Element.compare(node.elements[offset], element) == 0 else { return }
+            node.elements[offset] = element
+            return
+        }
+        let child = partition(node.lasts) { Element.compare($0, element) < 0 }
+        guard child < node.children.count else { return }
+        let target = uniqueChild(child, of: node)
+        replace(element, in: target)
+        node.lasts[child] = target.last!
     }
 
     /// Appends an element known to sort after every element (bulk building).
-    mutating func append(_ element: Element) {
-        count += 1
-        if let last = chunks.indices.last, chunks[last].elements.count < Self.chunkCapacity {
-            uniqueChunk(at: last).elements.append(element)
-        } else {
-            chunks.append(Chunk([element]))
-        }
+    mutating func append(_ element: Element) { insert(element) }
+
+    // MARK: Helpers
+
+    /// The root, copied first unless this list holds the only reference to it.
+    private mutating func uniqueRoot() -> Node? {
+        guard root != nil else { return nil }
+        if !isKnownUniquelyReferenced(&root) { root = Node(copying: root!) }
+        return root
     }
 
-    private mutating func uniqueChunk(at index: Int) -> Chunk {
-        if !isKnownUniquelyReferenced(&chunks[index]) {
-            chunks[index] = Chunk(chunks[index].elements)
+    /// Child `index` of `node` (which is unique), copied first unless `node` holds the only
+    /// reference to it: a copy of the list shares every node until a write copies its path.
+    private static func uniqueChild(_ index: Int, of node: Node) -> Node {
+        if !isKnownUniquelyReferenced(&node.children[index]) {
+            node.children[index] = Node(copying: node.children[index])
         }
-        return chunks[index]
+        return node.children[index]
+    }
+
+    /// Whether an element equal to `element` is under `node`: a write copies no path for an
+    /// element that is not there.
+    private static func contains(_ element: Element, under node: Node) -> Bool {
+        var node = node
+        while !node.isLeaf {
+            let child = partition(node.lasts) { Element.compare($0, element) < 0 }
+            guard child < node.children.count else { return false }
+            node = node.children[child]
+        }
+        let offset = partition(node.elements) { Element.compare($0, element) < 0 }
+        return offset < node.elements.count && Element.compare(node.elements[offset], element) == 0
+    }
+
+    /// The first index of `elements` for which `isBefore` is false.
+    private static func partition(_ elements: [Element], _ isBefore: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = elements.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isBefore(elements[middle]) { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
 

@@ -54,6 +54,24 @@ struct MemoryEngineTests {
         #expect(try visits(driver) { _ = try Person.query(in: store).first() } == 1)
     }
 
+    @Test("key order is the table's own: windows ordered by key, as batch(size:) reads them, stop at their limit")
+    func keyOrderStopsEarly() throws {
+        let (store, driver) = try populatedStore()
+        defer { store.close() }
+        var result: [Person] = []
+        #expect(try visits(driver) { result = try Person.query(in: store).orderBy(\.id).limit(10).fetch() } == 10)
+        #expect(result.map(\.id) == Array(1...10))
+        #expect(
+            try visits(driver) {
+                result = try Person.query(in: store).where(\.id > 500).orderBy(\.id).limit(10).fetch()
+            } == 10)
+        #expect(result.map(\.id) == Array(501...510))
+        #expect(try visits(driver) { _ = try Person.query(in: store).orderBy(\.id).limit(3).count() } == 3)
+        var windows = 0
+        let walked = try visits(driver) { try Person.query(in: store).batch(size: 100) { _ in windows += 1 } }
+        #expect(windows == 10 && walked <= 1_000 + 10)
+    }
+
     @Test("a reader's snapshot never sees a transaction in progress, nor later commits")
     func snapshotIsolation() throws {
         let (store, driver) = try populatedStore(count: 10)

@@ -47,6 +47,8 @@ struct BenchResults: Codable {
     var sync: [SyncFigures]?
     /// O, when it ran.
     var observation: [ObservationFigures]?
+    /// Z, when it ran.
+    var scale: ScaleFigures?
 
     init(report: Report, peakMemory: [BackendKind: Int], sqliteVersion: String) {
         date = Date().formatted(Date.ISO8601FormatStyle())

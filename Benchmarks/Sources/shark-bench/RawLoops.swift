@@ -75,22 +75,25 @@ final class RawDatabase: Backend {
     func insert(_ rows: [InputRow]) {
         let statement = prepare("INSERT INTO Row10 (a,b,c,d,e,f,g,h,i,j) VALUES (?,?,?,?,?,?,?,?,?,?)")
         exec("BEGIN IMMEDIATE")
-        for row in rows {
-            _ = shark_bind_int64(api, statement, 1, Int64(row.a))
-            _ = shark_bind_int64(api, statement, 2, Int64(row.b))
-            _ = shark_bind_double(api, statement, 3, row.c)
-            _ = shark_bind_double(api, statement, 4, row.d)
-            bind(row.e, 5, statement)
-            bind(row.f, 6, statement)
-            _ = shark_bind_int64(api, statement, 7, row.g ? 1 : 0)
-            _ = shark_bind_int64(api, statement, 8, row.h)
-            if let i = row.i { bind(i, 9, statement) } else { _ = shark_bind_null(api, statement, 9) }
-            _ = shark_bind_double(api, statement, 10, row.j.timeIntervalSinceReferenceDate)
-            guard shark_step(api, statement) == SHARK_SQLITE_DONE else { fatalError("insert failed") }
-            _ = shark_reset(api, statement)
-        }
+        for row in rows { insertRow(row, with: statement) }
         exec("COMMIT")
         _ = api.pointee.finalize(statement)
+    }
+
+    /// Binds `row` to the INSERT `statement` and runs it.
+    func insertRow(_ row: InputRow, with statement: OpaquePointer) {
+        _ = shark_bind_int64(api, statement, 1, Int64(row.a))
+        _ = shark_bind_int64(api, statement, 2, Int64(row.b))
+        _ = shark_bind_double(api, statement, 3, row.c)
+        _ = shark_bind_double(api, statement, 4, row.d)
+        bind(row.e, 5, statement)
+        bind(row.f, 6, statement)
+        _ = shark_bind_int64(api, statement, 7, row.g ? 1 : 0)
+        _ = shark_bind_int64(api, statement, 8, row.h)
+        if let i = row.i { bind(i, 9, statement) } else { _ = shark_bind_null(api, statement, 9) }
+        _ = shark_bind_double(api, statement, 10, row.j.timeIntervalSinceReferenceDate)
+        guard shark_step(api, statement) == SHARK_SQLITE_DONE else { fatalError("insert failed") }
+        _ = shark_reset(api, statement)
     }
 
     func bind(_ text: String, _ index: Int32, _ statement: OpaquePointer) {
@@ -137,6 +140,13 @@ final class RawDatabase: Backend {
 
     func lookups(_ keys: [Int64]) -> Int {
         let statement = prepare("SELECT id,a,b,c,d,e,f,g,h,i,j FROM Row10 WHERE id = ?")
+        defer { _ = api.pointee.finalize(statement) }
+        return lookups(keys, with: statement)
+    }
+
+    /// Reads the row of each key into an object through the SELECT by key `statement`;
+    /// returns how many were found.
+    func lookups(_ keys: [Int64], with statement: OpaquePointer) -> Int {
         var found = 0
         for key in keys {
             _ = shark_bind_int64(api, statement, 1, key)
@@ -146,7 +156,6 @@ final class RawDatabase: Backend {
             }
             _ = shark_reset(api, statement)
         }
-        _ = api.pointee.finalize(statement)
         return found
     }
 
