@@ -302,6 +302,10 @@ extension ConformanceSuite {
         ) { try HostileQueryTests().deepNesting(driver: $0) },
         ConformanceCheck(
             suite: "Hostile queries get answers or typed errors, the same on every driver",
+            name: "every construct nested to the limit runs in every kind of statement", requires: .any
+        ) { try NestingLimitTests().everyConstructAtTheLimit(driver: $0) },
+        ConformanceCheck(
+            suite: "Hostile queries get answers or typed errors, the same on every driver",
             name: "many where() calls stay flat", requires: .any
         ) { try HostileQueryTests().manyWhereCalls(driver: $0) },
         ConformanceCheck(

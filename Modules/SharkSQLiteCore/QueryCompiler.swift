@@ -10,11 +10,12 @@
 ///   SQLite 3.15 inside Debian's SQLCipher). Values past the limit are bound through
 ///   `shark_arg(i)` instead (see `overflow.c`): still bound, never spliced.
 /// - **Depth.** SQLite parses `a AND b AND c …` into a tree as deep as the list is long and
-///   refuses trees deeper than 1,000 levels; its parser also overflows past about thirty
-///   levels of nested parentheses. An AND/OR list is written flat up to
+///   refuses trees deeper than 1,000 levels; its parser's stack of 100 symbols also
+///   overflows, after as few as nine nested subqueries. An AND/OR list is written flat up to
 ///   `QueryExpression.listFanOut` terms, and a longer one as a flat list of such groups, so
-///   it costs exactly the levels ``QueryExpression/nestingDepth`` counts for it, and every
-///   predicate the core accepts fits both limits.
+///   it costs exactly the levels ``QueryExpression/nestingDepth`` counts for it; the core
+///   counts each other step by the symbols this text holds open for it, so every predicate
+///   the core accepts fits both limits in every statement written here.
 struct QueryCompiler {
     /// Values for the statement's `?` parameters, in order.
     private(set) var arguments: [Value] = []

@@ -83,12 +83,16 @@ struct RandomPredicateText {
     }
 
     private mutating func number(depth: Int) -> String {
-        switch Int.random(in: 0..<(depth > 2 ? 6 : 11), using: &random) {
+        var choice = Int.random(in: 0..<(depth > 2 ? 6 : 11), using: &random)
+        // Without arguments (in orderings), a leaf instead of a placeholder: falling through to
+        // the nesting cases would nest without bound, past the drivers' limit.
+        if choice == 4 && !argumentsAllowed { choice = 0 }
+        switch choice {
         case 0: return pick(["age", "code", "AGE"])
         case 1: return pick(["score", "flag", "parent.age", "parent.code", "parent.parent.age", "parent.score"])
         case 2: return String(Int.random(in: -3...15, using: &random))
         case 3: return pick(["0.5", "2.5", "-1.25", "1e1", "10.0"])
-        case 4 where argumentsAllowed:
+        case 4:
             arguments.append(Bool.random(using: &random) ? Int.random(in: -2...12, using: &random) as Any : 2.5)
             return placeholder()
         case 5: return "length(" + pick(["name", "note"]) + ")"
@@ -107,13 +111,15 @@ struct RandomPredicateText {
     }
 
     private mutating func text(depth: Int) -> String {
-        switch Int.random(in: 0..<(depth > 2 ? 4 : 6), using: &random) {
+        var choice = Int.random(in: 0..<(depth > 2 ? 4 : 6), using: &random)
+        if (choice == 2 || choice == 3) && !argumentsAllowed { choice = 0 }
+        switch choice {
         case 0: return pick(["name", "note", "`name`", "parent.name", "parent.note", "parent.parent.name"])
         case 1: return "'" + pick(["a", "Ed", "b", "", "x'y".replacingOccurrences(of: "'", with: "''")]) + "'"
-        case 2 where argumentsAllowed:
+        case 2:
             arguments.append(pick(["a", "Ed", "b", "", "x'y"]) as Any)
             return placeholder()
-        case 3 where argumentsAllowed:
+        case 3:
             arguments.append(Optional<String>.none as Any)
             return "%@"
         case 4: return pick(["lower(", "upper(", "UPPER("]) + text(depth: depth + 1) + ")"

@@ -259,11 +259,15 @@ private struct Parse {
 
     // MARK: Depth
 
-    /// A node `levels` above its deepest operand, refused when deeper than the drivers allow.
-    private func node(_ expression: QueryExpression, over operands: [Node], levels: Int = 1, offset: Int)
+    /// A node above its operands (given in the order of the expression's own), as deep as
+    /// ``QueryExpression/nestingDepth`` counts it; refused when deeper than the drivers allow.
+    private func node(_ expression: QueryExpression, over operands: [Node], offset: Int)
         throws(SharkError) -> Node
     {
-        let depth = (operands.map(\.depth).max() ?? 0) + levels
+        var depth = 1
+        for (position, operand) in operands.enumerated() {
+            depth = max(depth, operand.depth + expression.levels(aboveOperandAt: position))
+        }
         guard depth <= QueryExpression.maximumNestingDepth else {
             throw failure(
                 "a predicate nested at most \(QueryExpression.maximumNestingDepth) levels deep",
@@ -305,7 +309,7 @@ private struct Parse {
         guard terms.count > 1 else { return first }
         let operands = terms.map(\.expression)
         let expression: QueryExpression = keyword == "AND" ? .and(operands) : .or(operands)
-        return try node(expression, over: terms, levels: QueryExpression.listLevels(terms.count), offset: first.offset)
+        return try node(expression, over: terms, offset: first.offset)
     }
 
     /// `NOT a` (or `!a`).
@@ -694,7 +698,7 @@ private struct Parse {
         }
         var expression = QueryExpression.column(column)
         for step in steps.reversed() { expression = .path(step, expression) }
-        let depth = steps.count + 1
+        let depth = expression.nestingDepth
         guard depth <= QueryExpression.maximumNestingDepth else {
             throw failure("a shorter path", found: "\(steps.count) relationships", offset: token.offset)
         }
