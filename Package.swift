@@ -27,7 +27,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // The API reference: `swift package generate-documentation` (scripts/docs.sh).
@@ -90,10 +89,7 @@ let package = Package(
         // The pure-Swift in-memory engine.
         .target(
             name: "SharkMemory",
-            dependencies: [
-                "SharkORM",
-                .product(name: "HashTreeCollections", package: "swift-collections"),
-            ],
+            dependencies: ["SharkORM"],
             path: "Modules/SharkMemory"
         ),
         // The system zlib, for the compressed frames of change logs.

@@ -1,17 +1,14 @@
 @_spi(SharkDriver) import SharkORM
 
 extension MemoryTable {
-    /// What is inconsistent between the table's parts: the rows by key, the same rows in key
-    /// order, and every index. Empty when the table is intact.
+    /// What is inconsistent between the table's parts: its rows in key order and every
+    /// index. Empty when the table is intact.
     ///
     /// The parts are updated together by every write, so a problem here is a bug in the
     /// engine, never bad input: this is the memory engine's `PRAGMA integrity_check`.
     func integrityProblems() -> [String] {
         var problems: [String] = []
         let entity = schema.name
-        if ordered.count != rows.count {
-            problems.append("\(entity): \(rows.count) rows by key but \(ordered.count) in key order")
-        }
         var previous: Value?
         ordered.forEach(from: ordered.startPosition) { keyed in
             if let previous, SQLiteSemantics.compare(previous, keyed.key) >= 0 {
@@ -19,7 +16,7 @@ extension MemoryTable {
             }
             previous = keyed.key
             if row(forKey: keyed.key) != keyed.row {
-                problems.append("\(entity): the row with key \(keyed.key) differs between its copies")
+                problems.append("\(entity): the row with key \(keyed.key) cannot be found by its key")
             }
             return problems.count < 100
         }
@@ -32,8 +29,8 @@ extension MemoryTable {
     private func integrityProblems(of index: MemoryIndex) -> [String] {
         var problems: [String] = []
         let name = index.schema.name
-        if index.entries.count != rows.count {
-            problems.append("\(name): \(index.entries.count) entries for \(rows.count) rows")
+        if index.entries.count != ordered.count {
+            problems.append("\(name): \(index.entries.count) entries for \(ordered.count) rows")
         }
         var previous: IndexEntry?
         index.entries.forEach(from: index.entries.startPosition) { entry in

@@ -17,18 +17,24 @@ enum SQLiteSemantics {
 
     /// -1, 0 or 1, as SQLite orders `lhs` and `rhs` (NULL first).
     static func compare(_ lhs: Value, _ rhs: Value) -> Int {
-        switch (lhs, rhs) {
-        case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
-        case (.real(let a), .real(let b)): return a < b ? -1 : (a > b ? 1 : 0)
-        case (.integer(let a), .real(let b)): return compare(a, b)
-        case (.real(let a), .integer(let b)): return -compare(b, a)
-        case (.text(let a), .text(let b)): return compareBytes(a, b)
-        case (.blob(let a), .blob(let b)): return compareBytes(a, b)
-        case (.null, .null): return 0
-        default:
-            let (a, b) = (rank(lhs), rank(rhs))
-            return a < b ? -1 : (a > b ? 1 : 0)
+        // One switch per side rather than a switch over the pair: the pair would be a tuple,
+        // copying both values (and retaining their text) for every comparison of a search.
+        switch lhs {
+        case .integer(let a):
+            if case .integer(let b) = rhs { return a < b ? -1 : (a > b ? 1 : 0) }
+            if case .real(let b) = rhs { return compare(a, b) }
+        case .real(let a):
+            if case .real(let b) = rhs { return a < b ? -1 : (a > b ? 1 : 0) }
+            if case .integer(let b) = rhs { return -compare(b, a) }
+        case .text(let a):
+            if case .text(let b) = rhs { return compareBytes(a, b) }
+        case .blob(let a):
+            if case .blob(let b) = rhs { return compareBytes(a, b) }
+        case .null:
+            if case .null = rhs { return 0 }
         }
+        let (a, b) = (rank(lhs), rank(rhs))
+        return a < b ? -1 : (a > b ? 1 : 0)
     }
 
     /// An integer against a real, exactly (no rounding of large integers).

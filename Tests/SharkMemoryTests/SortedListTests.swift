@@ -63,6 +63,13 @@ struct SortedListTests {
             let position = list.firstPosition { $0.value < probe }
             #expect(position == (model.firstIndex { $0.value >= probe } ?? model.count))
             #expect(elements(list, from: position) == Array(model[position...]))
+            // A lookup finds the first equal element, or none.
+            let found = list.find { $0.pointee.value < probe ? -1 : ($0.pointee.value > probe ? 1 : 0) }
+            #expect(found == model.first { $0.value == probe })
+        }
+        for snapshot in snapshots.prefix(3) {
+            let probe = snapshot.1.first?.value ?? 0
+            #expect(snapshot.0.find { $0.pointee.value - probe } == snapshot.1.first { $0.value == probe })
         }
         #expect(list.last == model.last)
     }

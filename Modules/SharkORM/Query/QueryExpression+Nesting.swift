@@ -16,7 +16,7 @@ extension QueryExpression {
     /// `IN (SELECT … WHERE x)` about eleven. So an operand written after a comma — the right
     /// side of arithmetic, a function's later arguments, BETWEEN's upper bound — sits two
     /// levels below its operator, a path's step two, a subquery's predicate four (see
-    /// ``levels(aboveOperandAt:)``): then no level costs more than three symbols, and 24
+    /// `levels(aboveOperandAt:)`): then no level costs more than three symbols, and 24
     /// levels leave room for the statement around them (measured on SQLite 3.15 and 3.40).
     public static let maximumNestingDepth = 24
 
@@ -92,7 +92,7 @@ extension QueryExpression {
     }
 
     /// The levels of the tree: 1 for a column or a value, and above each operand the levels
-    /// its operator adds (``levels(aboveOperandAt:)``): mostly one; for AND/OR lists one per
+    /// its operator adds (`levels(aboveOperandAt:)`): mostly one; for AND/OR lists one per
     /// sixteenfold length (`listLevels(_:)`).
     ///
     /// Measured with an explicit stack rather than by recursion, so that even an expression
