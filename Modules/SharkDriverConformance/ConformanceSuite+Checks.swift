@@ -45,6 +45,11 @@ extension ConformanceSuite {
         ConformanceCheck(
             suite: "Batches", name: "an ordered or windowed query keeps its order and its window", requires: .any
         ) { try BatchTests().byOffset(driver: $0) },
+        ConformanceCheck(
+            suite: "Batches",
+            name: "ordered windows continue after the last row: ties, NULLs, descending terms, expressions",
+            requires: .any
+        ) { try BatchTests().inOrder(driver: $0) },
         ConformanceCheck(suite: "Batches", name: "no matches, a bad size, and a body that throws", requires: .any) {
             try BatchTests().edges(driver: $0)
         },
