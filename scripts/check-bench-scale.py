@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ElementTree
 
 BACKENDS = ["raw-sqlite", "raw-sqlcipher", "sqlite", "sqlcipher", "memory", "dictionary"]
 SHARK = ["sqlite", "sqlcipher", "memory"]
-POINT = ["commit-1", "commit-100", "lookup", "update-1", "remove-1", "count"]
+POINT = ["commit-1", "commit-100", "lookup", "lookup-after-commit", "update-1", "remove-1", "count"]
 # What a Dictionary has no notion of: transactions to snapshot or nest.
 TRANSACTIONS = ["snapshot", "savepoint"]
 WINDOWS = ["window-first", "window-last", "ordered-window-first", "ordered-window-last"]

@@ -83,6 +83,16 @@ enum ScaleBench {
 
         try time(.lookup, randomKeys(probes * 5).map(backend.lookup))
         if kind != .dictionary { try time(.snapshot, randomKeys(probes).compactMap(backend.snapshot)) }
+        // A lookup right after a commit of another row, the commit untimed: what a read pays
+        // when a write has just changed the store (a SQL reader connection drops its page
+        // cache when the file changed; SQLCipher then decrypts the pages it reads again).
+        var afterCommit: [Double] = []
+        for (changed, looked) in zip(randomKeys(probes), randomKeys(probes)) {
+            let write = try untimedValue { try backend.update(changed) }
+            try untimed { try write() }
+            afterCommit.append(try measured(backend.lookup(looked)))
+        }
+        samples.add(kind, .lookupAfterCommit, rows, afterCommit)
         try time(.update, randomKeys(probes).map { key in try untimedValue { try backend.update(key) } })
         for (operation, width) in [(ScaleOperation.commitOne, 1), (.commitHundred, 100)] {
             let count = width == 1 ? probes : max(5, probes / 10)
@@ -129,6 +139,7 @@ enum ScaleOperation: String, CaseIterable, Codable, Sendable {
     case commitOne = "commit-1"
     case commitHundred = "commit-100"
     case lookup
+    case lookupAfterCommit = "lookup-after-commit"
     case update = "update-1"
     case remove = "remove-1"
     case count
@@ -144,6 +155,7 @@ enum ScaleOperation: String, CaseIterable, Codable, Sendable {
         case .commitOne: "commit of 1 new row"
         case .commitHundred: "commit of 100 new rows"
         case .lookup: "lookup by key"
+        case .lookupAfterCommit: "lookup by key right after a commit"
         case .update: "update of one row (its own transaction)"
         case .remove: "removal of one row (its own transaction)"
         case .count: "count() without a filter"
