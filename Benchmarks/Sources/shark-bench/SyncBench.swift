@@ -26,6 +26,8 @@ enum SyncBench {
         var export: Duration
         var fileBytes: Int
         var importTime: Duration
+        /// The first commit after the inserts that is not an insert: one row's update.
+        var firstUpdate: Duration
     }
 
     static let commitSize = 1_000
@@ -54,8 +56,17 @@ enum SyncBench {
         defer { closeSynced() }
         let sender = try SyncEngine(store: synced, lineage: "bench", models: [SyncRow4.self])
         let syncedInsert = try insert(rows(), into: synced)
-
+        // The first commit that is not an insert: the inserts' states are batched, and this
+        // one update is where a batch's rows first change one by one.
+        guard let changed = try SyncRow4.query(in: synced).first() else {
+            throw BenchError.wrongResult("S: the synced store has no rows")
+        }
+        changed.amount += 1
         var start = ContinuousClock.now
+        try synced.commit(changed)
+        let firstUpdate = ContinuousClock.now - start
+
+        start = ContinuousClock.now
         let file = try sender.exportChanges()
         let export = ContinuousClock.now - start
 
@@ -70,7 +81,7 @@ enum SyncBench {
         }
         return Result(
             plainInsert: plainInsert, syncedInsert: syncedInsert, export: export, fileBytes: file.count,
-            importTime: importTime)
+            importTime: importTime, firstUpdate: firstUpdate)
     }
 }
 
@@ -90,6 +101,9 @@ struct SyncFigures: Codable {
     var importMilliseconds: Double
     /// The import's throughput as a share of the plain inserts' (goal ≥ 0.5).
     var importShareOfPlainInserts: Double
+    /// The first commit after the inserts that is not an insert (one row's update); absent
+    /// from results written before it was measured.
+    var firstUpdateMilliseconds: Double?
 }
 
 extension SyncBench {
@@ -108,7 +122,8 @@ extension SyncBench {
                 bytesPerChange: Double(runs.first?.fileBytes ?? 0) / Double(max(1, changes)),
                 exportChangesPerSecond: median(runs.map { Double(changes) / $0.export.seconds }),
                 importMilliseconds: median(runs.map(\.importTime.seconds)) * 1000,
-                importShareOfPlainInserts: median(runs.map { $0.plainInsert.seconds / $0.importTime.seconds }))
+                importShareOfPlainInserts: median(runs.map { $0.plainInsert.seconds / $0.importTime.seconds }),
+                firstUpdateMilliseconds: median(runs.map(\.firstUpdate.seconds)) * 1000)
         }
     }
 
@@ -124,11 +139,12 @@ extension SyncBench {
                 String(format: "%.1f", figure.bytesPerChange), String(format: "%.0f", figure.exportChangesPerSecond),
                 String(format: "%.1f", figure.importMilliseconds),
                 String(format: "%.0f%%", figure.importShareOfPlainInserts * 100),
+                figure.firstUpdateMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
             ]
         }
         let header = [
             "driver", "insert, sync off (ms)", "insert, sync on (ms)", "capture cost", "bytes per change",
-            "export (changes/s)", "import (ms)", "import vs plain inserts",
+            "export (changes/s)", "import (ms)", "import vs plain inserts", "first update after (ms)",
         ]
         return
             "S: \(changes) inserted rows (UUID key, a short string, two integers) in commits of \(commitSize); "

@@ -75,8 +75,9 @@ final class ChangeCapture: TransactionObserver {
                     continue
                 }
             } else {
-                // States change one by one: the entity's batched states become rows first.
-                try table.foldBatches(in: transaction)
+                // States change one by one: the batched states of these keys become rows
+                // first (the other keys stay batched).
+                try table.foldBatches(holding: keys, in: transaction)
                 stored = try table.states(keys, in: store)
             }
             let all = columns[entity] ?? []

@@ -8,9 +8,10 @@ import Foundation
 ///
 /// The rule: a key is in at most one batch, and a key in a batch has no row in the state
 /// table; its state is the batch's. Only live states are batched (tombstones stay in the
-/// state table, where inserts look for them). Before a row's state changes (an update or a
-/// removal captured, an import, a migration's catch-up) the entity's batches are folded into
-/// the state table, so every other path reads and writes states as before.
+/// state table, where inserts look for them). Before a row's state changes, its batched state
+/// moves into the state table: a capture moves the keys its commit changed (see
+/// `foldBatches(holding:in:)`), an import or a migration's catch-up folds the
+/// entity's batches whole. So every other path reads and writes states as before.
 @Model(entity: "SharkSyncStateBatch")
 final class SyncStateBatchRecord {
     /// The synced entity.
@@ -124,6 +125,16 @@ extension RowStateTable {
     func foldBatches(in tx: WriteTransaction) throws -> Bool {
         let batches = try batches(in: tx.store)
         guard !batches.isEmpty else { return false }
+        try writeStates(of: batches, in: tx)
+        for batch in batches { try tx.remove(batch.record) }
+        return true
+    }
+
+    /// Writes a state row for each key of `batches` with its batch's state: one bulk insert
+    /// in a savepoint, or, when a key already has a state row, each key resolved in order.
+    private func writeStates(
+        of batches: [(record: SyncStateBatchRecord, state: Data, keys: [Value])], in tx: WriteTransaction
+    ) throws {
         var states: [(key: Value, state: Data, isNew: Bool)] = []
         states.reserveCapacity(batches.reduce(0) { $0 + $1.keys.count })
         for batch in batches {
@@ -134,7 +145,41 @@ extension RowStateTable {
         } catch SharkError.uniqueConstraint {
             try foldOverlapping(batches, in: tx)
         }
-        for batch in batches { try tx.remove(batch.record) }
+    }
+
+    /// Moves the batched states of `keys` alone into the state table, before their states
+    /// change one by one; every other key stays in its batch, whose record is rewritten
+    /// without the keys that left it. What a capture calls: the first update after a bulk
+    /// insert of a million rows then writes one state row, where a whole fold wrote a million
+    /// (it still reads the batches' keys to find the ones it moves). Returns whether any key
+    /// was batched.
+    @discardableResult
+    func foldBatches(holding keys: [Value], in tx: WriteTransaction) throws -> Bool {
+        let batches = try batches(in: tx.store)
+        guard !batches.isEmpty else { return false }
+        let wanted = Set(keys.map(RowKey.init))
+        var leaving: [(record: SyncStateBatchRecord, state: Data, keys: [Value])] = []
+        var staying: [(record: SyncStateBatchRecord, keys: [Value])] = []
+        for batch in batches {
+            var moved: [Value] = []
+            var kept: [Value] = []
+            for key in batch.keys {
+                if wanted.contains(RowKey(key)) { moved.append(key) } else { kept.append(key) }
+            }
+            guard !moved.isEmpty else { continue }
+            leaving.append((batch.record, batch.state, moved))
+            staying.append((batch.record, kept))
+        }
+        guard !leaving.isEmpty else { return false }
+        try writeStates(of: leaving, in: tx)
+        for (record, kept) in staying {
+            if kept.isEmpty {
+                try tx.remove(record)
+            } else {
+                record.keys = SyncStateBatchRecord.encode(kept)
+                try tx.commit(record)
+            }
+        }
         return true
     }
 
