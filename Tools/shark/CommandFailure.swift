@@ -64,6 +64,10 @@ struct CommandFailure: Error {
                 self.init(error.description, exitCode: Self.usage)
             case .internalFailure:
                 self.init(error.description, exitCode: Self.software)
+            case .file(let reason) where reason.reason == .cannotOpen:
+                self.init(error.description, exitCode: Self.noInput)
+            case .file:
+                self.init(error.description, exitCode: Self.ioError)
             case .notAChangeLog, .unsupportedFormatVersion, .corrupt, .tooLarge, .foreignLineage:
                 self.init(error.description, exitCode: Self.dataError)
             }

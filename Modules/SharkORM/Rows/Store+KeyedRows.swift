@@ -30,6 +30,19 @@ extension Store {
         return try !fetchRows(query, schema: schema).isEmpty
     }
 
+    /// At most `limit` rows of `schema` in key order, from the first key after `key` (from the
+    /// first key with nil): what walks a large entity a page at a time, each page found
+    /// through the key rather than by counting rows.
+    @_spi(SharkReplication) public func storedRows(of schema: EntitySchema, after key: Value?, limit: Int) throws
+        -> [[Value]]
+    {
+        var query = EntityQuery(entity: schema.name)
+        query.ordering = [Ordering(.column(schema.key.name))]
+        if let key { query.predicate = .comparison(.greater, .column(schema.key.name), .value(key)) }
+        query.limit = limit
+        return try fetchRows(query, schema: schema)
+    }
+
     /// Every row of `schema`, values in schema order: in key order, or (`inKeyOrder: false`)
     /// in the order the driver finds them fastest (a table scan, where key order can mean
     /// walking the key's index and fetching each row through it).

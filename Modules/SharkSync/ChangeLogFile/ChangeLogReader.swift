@@ -2,17 +2,47 @@ import Crypto
 import Foundation
 @_spi(SharkReplication) import SharkORM
 
-/// Reads and checks a change-log file completely before anything is applied: the preamble,
-/// the header and its CRC, the trailer's digest over the whole file, the key, then every
-/// frame (lengths against the limits, CRC, seal, inflated length) and every row's structure.
-/// Anything off is a ``SyncError``; nothing is ever read past the end of the bytes.
+/// Reads and checks a change-log file before anything is applied: the preamble, the header
+/// and its CRC, the trailer's digest over the whole file, the key, then every frame's lengths
+/// (against the limits) and CRC. Anything off is a ``SyncError``; nothing is ever read past
+/// the end of the bytes. The frames are then opened, inflated and parsed a few at a time as
+/// the caller takes their rows (``OpenedChangeLog/forEachFrame(_:)``), each frame's
+/// structure checked as it comes: a file read from disk is never held whole.
 enum ChangeLogReader {
+    /// Reads a whole file into memory: for tests, `shark inspect` and small logs.
     static func read(_ data: Data, key: ChangeLogKey?, limits: ChangeLogLimits) throws(SyncError) -> ChangeLog {
-        let bytes = [UInt8](data)
-        guard bytes.count >= ChangeLogFormat.magic.count, Array(bytes.prefix(8)) == ChangeLogFormat.magic else {
+        let opened = try open(InMemoryChangeLogInput(data: data), key: key, limits: limits)
+        var log = opened.header
+        do {
+            try opened.forEachFrame { (entityIndex, rows) in
+                if log.entities[entityIndex].rows.isEmpty {
+                    log.entities[entityIndex].rows = rows  // the frame's array, not a copy
+                } else {
+                    log.entities[entityIndex].rows.append(contentsOf: rows)
+                }
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw .internalFailure(.frameScheduling, "reading the frames failed: \(error)")
+        }
+        return log
+    }
+
+    /// The size of the pieces the digest is computed over.
+    private static let digestPiece = 1 << 20
+
+    /// Checks everything but the frames' contents, and returns the file ready to read.
+    static func open(_ input: some ChangeLogInput, key: ChangeLogKey?, limits: ChangeLogLimits) throws(SyncError)
+        -> OpenedChangeLog
+    {
+        let length = input.length
+        guard length >= ChangeLogFormat.preambleLength,
+            try input.bytes(at: 0, count: ChangeLogFormat.magic.count) == ChangeLogFormat.magic
+        else {
             throw .notAChangeLog
         }
-        var reader = ByteReader(bytes, context: "preamble")
+        var reader = ByteReader(try input.bytes(at: 0, count: ChangeLogFormat.preambleLength), context: "preamble")
         _ = try reader.bytes(8)
         let version = try reader.uint16()
         guard version <= ChangeLogFormat.version, version > 0 else {
@@ -26,32 +56,40 @@ enum ChangeLogReader {
             throw .tooLarge(
                 .headerBytes, "a header of \(headerLength) bytes (the limit is \(limits.maximumHeaderBytes))")
         }
-        let headerBytes = Array(try reader.bytes(headerLength))
-        let headerCRC = try reader.uint32()
-        guard headerCRC == Zlib.crc32(headerBytes) else {
+        var offset = ChangeLogFormat.preambleLength
+        guard length - offset >= headerLength + 4 else { throw .corrupt(.truncated, "the file ends inside its header") }
+        let headerBytes = try input.bytes(at: offset, count: headerLength)
+        var crcReader = ByteReader(try input.bytes(at: offset + headerLength, count: 4), context: "header")
+        offset += headerLength + 4
+        guard try crcReader.uint32() == Zlib.crc32(headerBytes) else {
             throw .corrupt(.checksumMismatch, "the header's checksum does not match")
         }
 
         // The trailer: the digest covers everything before it, so a truncated or altered
         // file stops here, before any frame is inflated.
-        guard bytes.count - reader.offset >= ChangeLogFormat.trailerLength else {
+        guard length - offset >= ChangeLogFormat.trailerLength else {
             throw .corrupt(.truncated, "the file ends before its trailer")
         }
-        let trailerStart = bytes.count - ChangeLogFormat.trailerLength
-        var trailer = ByteReader(Array(bytes[trailerStart...]), context: "trailer")
+        let trailerStart = length - ChangeLogFormat.trailerLength
+        var trailer = ByteReader(
+            try input.bytes(at: trailerStart, count: ChangeLogFormat.trailerLength), context: "trailer")
         guard Array(try trailer.bytes(8)) == ChangeLogFormat.trailerMagic else {
             throw .corrupt(.truncated, "the trailer is missing (the file is truncated)")
         }
         let trailerFrameCount = Int(try trailer.uint32())
         let digest = Array(try trailer.bytes(32))
-        guard Array(SHA256.hash(data: bytes[..<trailerStart])) == digest else {
+        var hash = SHA256()
+        for piece in stride(from: 0, to: trailerStart, by: digestPiece) {
+            hash.update(data: try input.bytes(at: piece, count: min(digestPiece, trailerStart - piece)))
+        }
+        guard Array(hash.finalize()) == digest else {
             throw .corrupt(.digestMismatch, "the file's digest does not match its contents")
         }
 
-        var log = try header(headerBytes, logicalTypes: flags & ChangeLogFormat.logicalTypesFlag != 0)
-        guard log.frameCount == trailerFrameCount else {
+        let partial = try header(headerBytes, logicalTypes: flags & ChangeLogFormat.logicalTypesFlag != 0)
+        guard partial.frameCount == trailerFrameCount else {
             throw .corrupt(
-                .frameCountMismatch, "the header counts \(log.frameCount) frames, the trailer \(trailerFrameCount)")
+                .frameCountMismatch, "the header counts \(partial.frameCount) frames, the trailer \(trailerFrameCount)")
         }
 
         let headerDigest = Array(SHA256.hash(data: headerBytes))
@@ -60,22 +98,25 @@ enum ChangeLogReader {
         case (true, nil): throw .keyMismatch(.keyRequired, "the change log is encrypted: give its key")
         case (false, .some): throw .keyMismatch(.keyNotExpected, "the change log is not encrypted, yet a key was given")
         case (true, let key?):
-            let derived = key.fileKey(log.changeLog.fileID)
-            let seal = Array(try reader.bytes(12 + 16))
-            _ = try open(seal, key: derived, authenticating: headerDigest)
+            let derived = key.fileKey(partial.changeLog.fileID)
+            guard trailerStart - offset >= 12 + 16 else { throw .corrupt(.truncated, "the file ends early") }
+            _ = try open(try input.bytes(at: offset, count: 12 + 16), key: derived, authenticating: headerDigest)
+            offset += 12 + 16
             fileKey = derived
         case (false, nil): break
         }
 
-        // Every frame's lengths and checksum first, in file order; then the frames opened,
-        // inflated and parsed, several at once; then their rows in frame order.
-        var frames: [(stored: ArraySlice<UInt8>, inflatedLength: Int)] = []
+        // Every frame's lengths and checksum, in file order, before any is opened.
+        var frames: [OpenedChangeLog.Frame] = []
         var inflatedTotal = 0
-        for index in 0..<log.frameCount {
-            guard reader.offset < trailerStart else { throw .corrupt(.truncated, "frame \(index) is missing") }
-            let storedLength = Int(try reader.uint32())
-            let inflatedLength = Int(try reader.uint32())
-            let crc = try reader.uint32()
+        for index in 0..<partial.frameCount {
+            guard offset < trailerStart else { throw .corrupt(.truncated, "frame \(index) is missing") }
+            guard trailerStart - offset >= 12 else { throw .corrupt(.truncated, "frame \(index) ends early") }
+            var lengths = ByteReader(try input.bytes(at: offset, count: 12), context: "frame \(index)")
+            offset += 12
+            let storedLength = Int(try lengths.uint32())
+            let inflatedLength = Int(try lengths.uint32())
+            let crc = try lengths.uint32()
             guard inflatedLength <= limits.maximumFrameBytes else {
                 throw .tooLarge(
                     .frameBytes,
@@ -85,34 +126,22 @@ enum ChangeLogReader {
             guard inflatedTotal <= limits.maximumInflatedBytes else {
                 throw .tooLarge(.inflatedBytes, "the frames inflate to more than \(limits.maximumInflatedBytes) bytes")
             }
-            guard storedLength <= trailerStart - reader.offset else {
+            guard storedLength <= trailerStart - offset else {
                 throw .corrupt(.truncated, "frame \(index) ends early")
             }
-            let stored = try reader.bytes(storedLength)
-            guard Zlib.crc32(Array(stored)) == crc else {
+            guard Zlib.crc32(try input.bytes(at: offset, count: storedLength)) == crc else {
                 throw .corrupt(.checksumMismatch, "frame \(index): its checksum does not match")
             }
-            frames.append((stored, inflatedLength))
+            frames.append(OpenedChangeLog.Frame(offset: offset, storedLength: storedLength, inflatedLength: inflatedLength))
+            offset += storedLength
         }
-        let (headerRead, checkedFrames, frameKey) = (log, frames, fileKey)
-        let parsed = try FrameParallelism.map(frames.count) { (index) throws(SyncError) in
-            var compressed = checkedFrames[index].stored
-            if let frameKey {
-                var context = headerDigest
-                withUnsafeBytes(of: UInt32(index).littleEndian) { context.append(contentsOf: $0) }
-                compressed = ArraySlice(try open(Array(compressed), key: frameKey, authenticating: context))
-            }
-            let payload = try Zlib.decompress(
-                compressed, expectedLength: checkedFrames[index].inflatedLength, context: "frame \(index)")
-            return try headerRead.parseFrame(payload, index: index)
-        }
-        for (index, frame) in parsed.enumerated() { try log.append(frame, index: index) }
-        guard reader.offset == trailerStart else { throw .corrupt(.trailingBytes, "bytes follow the last frame") }
-        try log.checkCounts()
-        return log.changeLog
+        guard offset == trailerStart else { throw .corrupt(.trailingBytes, "bytes follow the last frame") }
+        return OpenedChangeLog(
+            input: input, partial: partial, frames: frames, fileKey: fileKey, headerDigest: headerDigest,
+            formatVersion: Int(version), flags: flags)
     }
 
-    private static func open(_ sealed: [UInt8], key: SealingKey, authenticating context: [UInt8]) throws(SyncError)
+    fileprivate static func open(_ sealed: [UInt8], key: SealingKey, authenticating context: [UInt8]) throws(SyncError)
         -> [UInt8]
     {
         do {
@@ -124,7 +153,7 @@ enum ChangeLogReader {
     }
 
     /// The log the header describes, frames still to read.
-    private static func header(_ bytes: [UInt8], logicalTypes: Bool) throws(SyncError) -> PartialLog {
+    fileprivate static func header(_ bytes: [UInt8], logicalTypes: Bool) throws(SyncError) -> PartialLog {
         var reader = ByteReader(bytes, context: "header")
         let fileID = try reader.uuid()
         let source = try reader.uuid()
@@ -187,7 +216,7 @@ enum ChangeLogReader {
 
 /// A log whose header is read, its frames still to read: each parsed on its own (several at
 /// once), then appended in order.
-private struct PartialLog {
+struct PartialLog {
     var changeLog: ChangeLog
     let sites: [UUID]
     let expectedRows: [Int]
@@ -275,27 +304,73 @@ private struct PartialLog {
         for index in rows.indices { rows[index].values = shared[valueRanges[index]] }
         return (entityIndex, rows)
     }
+}
 
-    /// Adds a parsed frame's rows to its entity's, refusing more than the header counts.
-    mutating func append(_ frame: (entityIndex: Int, rows: [RowChange]), index: Int) throws(SyncError) {
-        let read = changeLog.entities[frame.entityIndex].rows.count
-        guard frame.rows.count <= expectedRows[frame.entityIndex] - read else {
-            throw .corrupt(
-                .rowCountMismatch,
-                "frame \(index): \(changeLog.entities[frame.entityIndex].name) has more rows than the header counts")
-        }
-        if read == 0 {
-            changeLog.entities[frame.entityIndex].rows = frame.rows  // the frame's array, not a copy
-        } else {
-            changeLog.entities[frame.entityIndex].rows.append(contentsOf: frame.rows)
-        }
+/// A change-log file whose preamble, header, digest, key and frame checksums are checked
+/// (``ChangeLogReader/open(_:key:limits:)``), its rows still to read frame by frame.
+struct OpenedChangeLog {
+    struct Frame {
+        var offset: Int
+        var storedLength: Int
+        var inflatedLength: Int
     }
 
-    func checkCounts() throws(SyncError) {
-        for (index, entity) in changeLog.entities.enumerated() where entity.rows.count != expectedRows[index] {
-            throw .corrupt(
-                .rowCountMismatch,
-                "\(entity.name): the header counts \(expectedRows[index]) rows, the frames \(entity.rows.count)")
+    let input: any ChangeLogInput
+    let partial: PartialLog
+    let frames: [Frame]
+    let fileKey: SealingKey?
+    let headerDigest: [UInt8]
+    let formatVersion: Int
+    let flags: UInt16
+
+    /// The log the header describes: its entities without rows.
+    var header: ChangeLog { partial.changeLog }
+    /// How many rows the header counts for each entity.
+    var expectedRows: [Int] { partial.expectedRows }
+
+    /// How many frames are opened, inflated and parsed at once.
+    private static let framesAtOnce = 8
+
+    /// Hands each frame's rows to `body` in file order, with the index of their entity: the
+    /// frames opened, inflated and parsed a few at once, each checked against the header.
+    /// Throws, after the last frame, when an entity's rows do not add up to the header's count.
+    func forEachFrame<Failure: Error>(_ body: (_ entityIndex: Int, _ rows: [RowChange]) throws(Failure) -> Void)
+        throws -> Void
+    {
+        var read = [Int](repeating: 0, count: header.entities.count)
+        let (partial, fileKey, headerDigest) = (self.partial, self.fileKey, self.headerDigest)
+        for first in stride(from: 0, to: frames.count, by: Self.framesAtOnce) {
+            let indexes = first..<min(first + Self.framesAtOnce, frames.count)
+            var stored: [[UInt8]] = []
+            for index in indexes { stored.append(try input.bytes(at: frames[index].offset, count: frames[index].storedLength)) }
+            let (loaded, frames) = (stored, self.frames)
+            let parsed = try FrameParallelism.map(indexes.count) { (position) throws(SyncError) in
+                let index = indexes.lowerBound + position
+                var compressed = ArraySlice(loaded[position])
+                if let fileKey {
+                    var context = headerDigest
+                    withUnsafeBytes(of: UInt32(index).littleEndian) { context.append(contentsOf: $0) }
+                    compressed = ArraySlice(
+                        try ChangeLogReader.open(Array(compressed), key: fileKey, authenticating: context))
+                }
+                let payload = try Zlib.decompress(
+                    compressed, expectedLength: frames[index].inflatedLength, context: "frame \(index)")
+                return try partial.parseFrame(payload, index: index)
+            }
+            for (position, frame) in parsed.enumerated() {
+                let entity = frame.entityIndex
+                guard frame.rows.count <= expectedRows[entity] - read[entity] else {
+                    throw SyncError.corrupt(
+                        .rowCountMismatch,
+                        "frame \(indexes.lowerBound + position): \(header.entities[entity].name) has more rows than the header counts")
+                }
+                read[entity] += frame.rows.count
+                try body(entity, frame.rows)
+            }
+        }
+        for (index, entity) in header.entities.enumerated() where read[index] != expectedRows[index] {
+            throw SyncError.corrupt(
+                .rowCountMismatch, "\(entity.name): the header counts \(expectedRows[index]) rows, the frames \(read[index])")
         }
     }
 }

@@ -2,64 +2,157 @@ import Crypto
 import Foundation
 @_spi(SharkReplication) import SharkORM
 
-/// Writes a ``ChangeLog`` as a file (docs/sync-format.md): preamble, header, frames of at
-/// most ``ChangeLogFormat/rowsPerFrame`` rows of one entity (each deflated, then sealed when
-/// a key is given, with its lengths and a CRC-32), and a trailer with the SHA-256 of
+/// Writes a change-log file (docs/sync-format.md) as its rows come: preamble, header, frames
+/// of at most ``ChangeLogFormat/rowsPerFrame`` rows of one entity (each deflated, then sealed
+/// when a key is given, with its lengths and a CRC-32), and a trailer with the SHA-256 of
 /// everything before it.
-enum ChangeLogWriter {
-    /// - Parameter includesLogicalTypes: write each column's logical type (flags bit 1), as
-    ///   this library always does; false writes a file as the first version of the format did,
-    ///   for the tests that read one.
+///
+/// The header counts the rows of each entity and the frames, so it is known only once every
+/// row is in: frames are deflated as rows arrive (several at once) and kept in a
+/// ``FrameSpool`` (a temporary file past a few megabytes), then sealed and copied after the
+/// header. Memory stays a few frames' worth whatever the number of rows.
+///
+/// ```swift
+/// let writer = ChangeLogWriter(fileID: UUID(), source: site, lineage: "notes", since: peer,
+///                              vector: vector, sites: knownSites, key: nil)
+/// try writer.append(rows, of: entity)
+/// var output = InMemoryChangeLogOutput()
+/// try writer.finish(to: &output)
+/// ```
+final class ChangeLogWriter {
+    private let fileID: UUID
+    private let source: UUID
+    private let lineage: String
+    private let since: VersionVector
+    private let vector: VersionVector
+    private let key: ChangeLogKey?
+    private let includesLogicalTypes: Bool
+    /// The file's site table: numbered up front, extended when a row names a site not in it.
+    private var siteList: [UUID]
+    private var siteNumbers: [UUID: Int]
+    /// The entities with rows, in the order they came, and how many rows each has.
+    private var entities: [(entity: ChangeLogEntity, rowCount: Int)] = []
+    /// Rows of the current entity not yet in a run, and runs not yet deflated.
+    private var current: [RowChange] = []
+    private var runs: [(entityIndex: Int, rows: [RowChange])] = []
+    private let spool = FrameSpool()
+    /// How many runs of ``ChangeLogFormat/rowsPerFrame`` rows are deflated at once.
+    private static let runsAtOnce = 8
+
+    /// - Parameters:
+    ///   - sites: the sites the rows may name (numbered in the file in their byte order);
+    ///     one they name beyond these is added as met.
+    ///   - includesLogicalTypes: write each column's logical type (flags bit 1), as this
+    ///     library always does; false writes a file as the first version of the format did,
+    ///     for the tests that read one.
+    init(
+        fileID: UUID, source: UUID, lineage: String, since: VersionVector, vector: VersionVector,
+        sites: some Sequence<UUID>, key: ChangeLogKey?, includesLogicalTypes: Bool = true
+    ) {
+        self.fileID = fileID
+        self.source = source
+        self.lineage = lineage
+        self.since = since
+        self.vector = vector
+        self.key = key
+        self.includesLogicalTypes = includesLogicalTypes
+        var known = Set(sites).union(since.entries.keys).union(vector.entries.keys)
+        known.insert(source)
+        siteList = known.sorted(by: SiteOrder.precedes)
+        siteNumbers = Dictionary(uniqueKeysWithValues: siteList.enumerated().map { ($1, $0) })
+    }
+
+    /// Writes a whole ``ChangeLog`` in memory: crafted logs in tests, and small ones.
     static func write(_ log: ChangeLog, key: ChangeLogKey?, includesLogicalTypes: Bool = true) throws(SyncError)
         -> Data
     {
-        // Sites by number, in byte order: the file's site table.
-        var sites = Set(log.since.entries.keys).union(log.vector.entries.keys)
-        sites.insert(log.source)
-        var lastSite = log.source  // rows come in runs of one site: one insert per run
-        for entity in log.entities {
-            for row in entity.rows {
-                for version in row.versions where version.site != lastSite {
-                    sites.insert(version.site)
-                    lastSite = version.site
-                }
-            }
-        }
-        let siteList = sites.sorted(by: SiteOrder.precedes)
-        let siteNumbers = Dictionary(uniqueKeysWithValues: siteList.enumerated().map { ($1, $0) })
+        let writer = ChangeLogWriter(
+            fileID: log.fileID, source: log.source, lineage: log.lineage, since: log.since, vector: log.vector,
+            sites: [], key: key, includesLogicalTypes: includesLogicalTypes)
+        for entity in log.entities { try writer.append(entity.rows, of: entity) }
+        var output = InMemoryChangeLogOutput()
+        try writer.finish(to: &output)
+        return Data(output.bytes)
+    }
 
-        // Frames first: the header counts them. A frame ends at 4096 rows or once it holds
-        // 4 MiB, so that big rows still make frames any reader's limits accept. Runs of 4096
-        // rows are encoded and deflated several at once (a run of big rows makes several frames).
-        let runs = log.entities.enumerated().flatMap { entityIndex, entity in
-            stride(from: 0, to: entity.rows.count, by: ChangeLogFormat.rowsPerFrame).map { start in
-                (
-                    entityIndex: entityIndex,
-                    rows: entity.rows[start..<min(start + ChangeLogFormat.rowsPerFrame, entity.rows.count)]
-                )
+    /// Adds rows of `entity` (its rows are not read: only its name, key kind and columns).
+    /// The rows of one entity come together: once another entity's come, it takes no more.
+    func append(_ rows: some Collection<RowChange>, of entity: ChangeLogEntity) throws(SyncError) {
+        guard !rows.isEmpty else { return }
+        if entities.last?.entity.name != entity.name {
+            closeRun()
+            var header = entity
+            header.rows = []
+            entities.append((header, 0))
+        }
+        entities[entities.count - 1].rowCount += rows.count
+        for row in rows {
+            current.append(row)
+            if current.count == ChangeLogFormat.rowsPerFrame {
+                closeRun()
+                if runs.count == Self.runsAtOnce { try deflateRuns() }
             }
         }
-        let deflatedRuns = try FrameParallelism.map(runs.count) { (index) throws(SyncError) in
+    }
+
+    private func closeRun() {
+        guard !current.isEmpty else { return }
+        runs.append((entities.count - 1, current))
+        current = []
+        current.reserveCapacity(ChangeLogFormat.rowsPerFrame)
+    }
+
+    /// Deflates the pending runs, several at once, into the spool. A frame ends at 4096 rows
+    /// or once it holds 4 MiB, so that big rows still make frames any reader's limits accept
+    /// (a run of big rows makes several frames).
+    private func deflateRuns() throws(SyncError) {
+        for run in runs { numberSites(of: run.rows) }
+        let (runs, siteNumbers) = (self.runs, self.siteNumbers)
+        self.runs = []
+        let deflated = try FrameParallelism.map(runs.count) { (index) throws(SyncError) in
             let run = runs[index]
             var frames: [(payloadLength: Int, deflated: [UInt8])] = []
             var start = run.rows.startIndex
             while start < run.rows.endIndex {
-                let (payload, end) = framePayload(
+                let (payload, end) = ChangeLogWriter.framePayload(
                     entityIndex: run.entityIndex, rows: run.rows[start...], siteNumbers: siteNumbers)
                 frames.append((payload.count, try Zlib.compress(payload)))
                 start = end
             }
             return frames
         }
-        let frames = deflatedRuns.flatMap { $0 }
+        for frames in deflated {
+            for frame in frames { try spool.append(frame.deflated, payloadLength: frame.payloadLength) }
+        }
+    }
 
+    /// Numbers the sites `rows` name that the site table lacks.
+    private func numberSites(of rows: [RowChange]) {
+        var lastSite = source  // rows come in runs of one site: one look per run
+        for row in rows {
+            for version in row.versions where version.site != lastSite {
+                lastSite = version.site
+                if siteNumbers[lastSite] == nil {
+                    siteNumbers[lastSite] = siteList.count
+                    siteList.append(lastSite)
+                }
+            }
+        }
+    }
+
+    /// Writes the file to `output`: the header, then the spooled frames (sealed on the way
+    /// when a key is given), then the trailer.
+    func finish(to output: inout some ChangeLogOutput) throws(SyncError) {
+        closeRun()
+        try deflateRuns()
+        let frameCount = spool.frames.count
         var header = ByteWriter()
-        header.append(uuid: log.fileID)
-        header.append(uuid: log.source)
-        header.append(string: log.lineage)
+        header.append(uuid: fileID)
+        header.append(uuid: source)
+        header.append(string: lineage)
         header.append(varint: siteList.count)
         for site in siteList { header.append(uuid: site) }
-        for vector in [log.since, log.vector] {
+        for vector in [since, vector] {
             let sites = vector.sortedSites
             header.append(varint: sites.count)
             for site in sites {
@@ -69,8 +162,8 @@ enum ChangeLogWriter {
                 header.append(varint: min(vector[site], ChangeLogFormat.maximumCounter))
             }
         }
-        header.append(varint: log.entities.count)
-        for entity in log.entities {
+        header.append(varint: entities.count)
+        for (entity, rowCount) in entities {
             header.append(string: entity.name)
             header.append(string: entity.keyKind.rawValue)
             header.append(varint: entity.columns.count)
@@ -81,51 +174,62 @@ enum ChangeLogWriter {
                 for name in column.previousNames { header.append(string: name) }
                 if includesLogicalTypes { header.append(string: column.logicalType?.rawValue ?? "") }
             }
-            header.append(varint: entity.rows.count)
+            header.append(varint: rowCount)
         }
-        header.append(varint: frames.count)
+        header.append(varint: frameCount)
 
-        var file = ByteWriter(capacity: frames.reduce(64 + header.bytes.count) { $0 + $1.deflated.count + 40 })
-        file.append(ChangeLogFormat.magic)
-        file.append(uint16: ChangeLogFormat.version)
-        file.append(
+        var file = DigestingOutput(output)
+        var start = ByteWriter(capacity: 64 + header.bytes.count)
+        start.append(ChangeLogFormat.magic)
+        start.append(uint16: ChangeLogFormat.version)
+        start.append(
             uint16: (key == nil ? 0 : ChangeLogFormat.encryptedFlag)
                 | (includesLogicalTypes ? ChangeLogFormat.logicalTypesFlag : 0))
-        file.append(uint32: UInt32(header.bytes.count))
-        file.append(header.bytes)
-        file.append(uint32: Zlib.crc32(header.bytes))
-        let fileKey = key?.fileKey(log.fileID)
+        start.append(uint32: UInt32(header.bytes.count))
+        start.append(header.bytes)
+        start.append(uint32: Zlib.crc32(header.bytes))
+        let fileKey = key?.fileKey(fileID)
         let headerDigest = Array(SHA256.hash(data: header.bytes))
         if let fileKey {
             // A seal of nothing, authenticating the header: a wrong key fails here, and a
             // header altered by someone without the key fails too.
-            let seal = try seal([], key: fileKey, authenticating: headerDigest)
-            file.append(seal)
+            start.append(try Self.seal([], key: fileKey, authenticating: headerDigest))
         }
-        let stored = try FrameParallelism.map(frames.count) { (index) throws(SyncError) -> [UInt8] in
-            guard let fileKey else { return frames[index].deflated }
-            var context = headerDigest
-            withUnsafeBytes(of: UInt32(index).littleEndian) { context.append(contentsOf: $0) }
-            return try seal(frames[index].deflated, key: fileKey, authenticating: context)
+        try file.write(start.bytes)
+        // The frames, read back from the spool and sealed several at once.
+        for first in stride(from: 0, to: frameCount, by: Self.runsAtOnce) {
+            let indexes = first..<min(first + Self.runsAtOnce, frameCount)
+            var deflated: [[UInt8]] = []
+            for index in indexes { deflated.append(try spool.frame(index)) }
+            let read = deflated
+            let stored = try FrameParallelism.map(indexes.count) { (offset) throws(SyncError) -> [UInt8] in
+                guard let fileKey else { return read[offset] }
+                var context = headerDigest
+                withUnsafeBytes(of: UInt32(indexes.lowerBound + offset).littleEndian) { context.append(contentsOf: $0) }
+                return try ChangeLogWriter.seal(read[offset], key: fileKey, authenticating: context)
+            }
+            for (offset, stored) in stored.enumerated() {
+                let payloadLength = spool.frames[indexes.lowerBound + offset].payloadLength
+                guard let storedLength = UInt32(exactly: stored.count), let payloadLength = UInt32(exactly: payloadLength)
+                else { throw .tooLarge(.rowBytes, "a row of \(payloadLength) bytes does not fit a frame") }
+                var lengths = ByteWriter(capacity: 12)
+                lengths.append(uint32: storedLength)
+                lengths.append(uint32: payloadLength)
+                lengths.append(uint32: Zlib.crc32(stored))
+                try file.write(lengths.bytes)
+                try file.write(stored)
+            }
         }
-        for (index, stored) in stored.enumerated() {
-            guard let storedLength = UInt32(exactly: stored.count),
-                let payloadLength = UInt32(exactly: frames[index].payloadLength)
-            else { throw .tooLarge(.rowBytes, "a row of \(frames[index].payloadLength) bytes does not fit a frame") }
-            file.append(uint32: storedLength)
-            file.append(uint32: payloadLength)
-            file.append(uint32: Zlib.crc32(stored))
-            file.append(stored)
-        }
-        let digest = SHA256.hash(data: file.bytes)
-        file.append(ChangeLogFormat.trailerMagic)
-        file.append(uint32: UInt32(frames.count))
-        file.append(Array(digest))
-        return Data(file.bytes)
+        var trailer = ByteWriter(capacity: ChangeLogFormat.trailerLength)
+        trailer.append(ChangeLogFormat.trailerMagic)
+        trailer.append(uint32: UInt32(frameCount))
+        trailer.append(Array(file.digest.finalize()))
+        output = file.output
+        try output.write(trailer.bytes)
     }
 
     /// AES-GCM, stored as nonce, ciphertext and tag.
-    static func seal(_ bytes: [UInt8], key: SealingKey, authenticating context: [UInt8]) throws(SyncError)
+    fileprivate static func seal(_ bytes: [UInt8], key: SealingKey, authenticating context: [UInt8]) throws(SyncError)
         -> [UInt8]
     {
         do {
@@ -145,7 +249,7 @@ enum ChangeLogWriter {
     /// length, versions (timestamps as differences from the previous one, which deflate
     /// well), values (column number, version number, tagged value).
     /// The payload of the frame that starts at the first of `rows`, and where the next starts.
-    private static func framePayload(entityIndex: Int, rows: ArraySlice<RowChange>, siteNumbers: [UUID: Int])
+    fileprivate static func framePayload(entityIndex: Int, rows: ArraySlice<RowChange>, siteNumbers: [UUID: Int])
         -> (payload: [UInt8], end: Int)
     {
         var writer = ByteWriter(capacity: min(rows.count, ChangeLogFormat.rowsPerFrame) * 32)
@@ -182,5 +286,20 @@ enum ChangeLogWriter {
         payload.append(varint: end - rows.startIndex)
         payload.append(writer.bytes)
         return (payload.bytes, end)
+    }
+}
+
+/// An output that hashes what passes through it: the trailer's digest covers every byte
+/// before it.
+private struct DigestingOutput<Output: ChangeLogOutput>: ChangeLogOutput {
+    var output: Output
+    var digest = SHA256()
+
+    init(_ output: Output) { self.output = output }
+
+    mutating func write(_ bytes: some Collection<UInt8>) throws(SyncError) {
+        let contiguous = Array(bytes)
+        digest.update(data: contiguous)
+        try output.write(contiguous)
     }
 }

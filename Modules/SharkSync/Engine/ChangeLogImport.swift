@@ -1,14 +1,17 @@
 import Foundation
 @_spi(SharkReplication) import SharkORM
 
-/// One change log applied to a store, inside the import's transaction, in named steps: for
-/// each entity, its rows fitted to this store's columns (what does not fit kept for later),
-/// what this store has of them looked up, then merged and written; finally the source's
-/// vector claimed where the file was complete, and the row states and sites written as
-/// bookkeeping.
+/// One change log applied to a store, inside the import's transaction, frame by frame so that
+/// a file of millions of rows is never held whole: for each frame, its rows fitted to this
+/// store's columns (what does not fit kept for later), what this store has of them looked
+/// up, then merged and written with their row states (as bookkeeping); finally the source's
+/// vector claimed where the file was complete, and the sites written.
 struct ChangeLogImport {
     let engine: SyncEngine
+    /// The file's header: its entities (without rows), vectors and source.
     let log: ChangeLog
+    /// How many rows the file holds of each entity.
+    let expectedRows: [Int]
     let tx: WriteTransaction
     /// Whether an incoming value whose version equals the stored one replaces it (a replay
     /// that must rewrite values, as after a migration).
@@ -19,16 +22,27 @@ struct ChangeLogImport {
     private var summary = SyncImportSummary()
     /// Sites with changes in the file this store could not apply: its vector must not claim them.
     private var incomplete = Set<UUID>()
-    /// Each entity's row states and batches, written last as bookkeeping.
-    private var metadata:
-        [(
-            table: RowStateTable, states: [(key: Value, state: Data, isNew: Bool)],
-            batches: [(state: Data, keys: [Value])]
-        )] = []
+    /// What the first frame of each entity of the file settled, by the entity's index.
+    private var started: [Int: EntityStart] = [:]
 
-    init(_ log: ChangeLog, into engine: SyncEngine, in tx: WriteTransaction, takingEqual: Bool) throws {
+    /// How an entity's frames are applied, settled at its first frame.
+    private struct EntityStart {
+        let mapping: ColumnMapping
+        /// The store held no row of the entity (a new device): nothing to look up.
+        let isFirst: Bool
+        /// The entity's batched states were all folded at its first frame (a file of many
+        /// frames of it); otherwise each frame moves only its own keys out of their batches.
+        let foldedWhole: Bool
+        /// The file's columns whose values were kept for later.
+        var skipped = Set<Int>()
+    }
+
+    init(
+        _ log: ChangeLog, expectedRows: [Int], into engine: SyncEngine, in tx: WriteTransaction, takingEqual: Bool
+    ) throws {
         self.engine = engine
         self.log = log
+        self.expectedRows = expectedRows
         self.tx = tx
         self.takingEqual = takingEqual
         try tx.attributeChanges(to: .imported(log.source.uuidString))
@@ -40,25 +54,54 @@ struct ChangeLogImport {
         clock = HybridLogicalClock(last: UInt64(local.clock))
     }
 
-    mutating func run() throws -> SyncImportSummary {
-        for entity in log.entities {
-            for row in entity.rows { for version in row.versions { clock.receive(version.timestamp) } }
-            // An entity this store does not sync (yet), or whose key kind differs here.
-            guard let table = engine.tables[entity.name], table.entity.keyKind == entity.keyKind else {
-                try keepUnsynced(entity)
-                continue
+    /// Applies the rows of one frame, of the file's entity number `entityIndex`.
+    mutating func apply(_ rows: [RowChange], ofEntity entityIndex: Int) throws {
+        var entity = log.entities[entityIndex]
+        entity.rows = rows
+        for row in rows { for version in row.versions { clock.receive(version.timestamp) } }
+        // An entity this store does not sync (yet), or whose key kind differs here.
+        guard let table = engine.tables[entity.name], table.entity.keyKind == entity.keyKind else {
+            if started[entityIndex] == nil {
+                summary.skippedEntities.append(entity.name)
+                started[entityIndex] = EntityStart(
+                    mapping: ColumnMapping(entity, in: nil), isFirst: false, foldedWhole: false)
             }
-            try apply(entity, to: table)
+            try keepUnsynced(entity)
+            return
+        }
+        var start = try started[entityIndex] ?? self.start(entity, of: table, index: entityIndex)
+        let applicable = try fitted(entity, schema: table.entity, start: &start)
+        started[entityIndex] = start
+        try mergeAndWrite(applicable, of: table, start: start)
+    }
+
+    /// What an entity's first frame settles: where the file's columns are here, whether the
+    /// store holds any of it, and whether its batched states are folded now, all at once.
+    private func start(_ entity: ChangeLogEntity, of table: RowStateTable, index: Int) throws -> EntityStart {
+        let store = engine.store
+        let isFirst = try !store.hasRows(of: table.schema) && !store.hasRows(of: table.entity)
+        // A file of many frames of the entity folds its batches once; one of a single frame
+        // moves only its keys out of them (see `foldBatches(holding:in:)`).
+        let foldsWhole = !isFirst && expectedRows[index] > ChangeLogFormat.rowsPerFrame
+        if foldsWhole { _ = try tx.writingBookkeeping { try table.foldBatches(in: tx) } }
+        return EntityStart(mapping: ColumnMapping(entity, in: table.entity), isFirst: isFirst, foldedWhole: foldsWhole)
+    }
+
+    /// Claims the source's vector where the file was complete, writes the sites, and tells
+    /// what the import did.
+    mutating func finish() throws -> SyncImportSummary {
+        for index in log.entities.indices {
+            guard let start = started[index], !start.skipped.isEmpty else { continue }
+            summary.skippedColumns += start.skipped.sorted().map { "\(log.entities[index].name).\(start.mapping.names[$0])" }
         }
         claimSourceVector()
-        try writeBookkeeping()
+        try tx.writingBookkeeping { try tx.commit(sites.records) }
         return summary
     }
 
     /// Keeps the rows of an entity this store does not sync until a migration makes it
     /// match; this store does not claim their sites meanwhile.
     private mutating func keepUnsynced(_ entity: ChangeLogEntity) throws {
-        summary.skippedEntities.append(entity.name)
         for row in entity.rows { for version in row.versions { incomplete.insert(version.site) } }
         let names = entity.columns.map(\.name)
         try engine.keepPending(
@@ -76,7 +119,15 @@ struct ChangeLogImport {
         /// The names of this store's columns, the key left out.
         let here: Set<String>
 
-        init(_ entity: ChangeLogEntity, in schema: EntitySchema) {
+        /// `schema` nil: an entity this store does not sync (its columns are nowhere here).
+        init(_ entity: ChangeLogEntity, in schema: EntitySchema?) {
+            guard let schema else {
+                here = []
+                names = entity.columns.map(\.name)
+                positions = names.map { _ in nil }
+                columns = positions.map { _ in nil }
+                return
+            }
             here = Set(schema.columns.dropFirst().map(\.name))
             let names = entity.columns.map { SyncEngine.localName(of: $0, in: schema) ?? $0.name }
             let positions = names.map { name in
@@ -88,22 +139,16 @@ struct ChangeLogImport {
         }
     }
 
-    private mutating func apply(_ entity: ChangeLogEntity, to table: RowStateTable) throws {
-        let schema = table.entity
-        let mapping = ColumnMapping(entity, in: schema)
-        let applicable = try fitted(entity, schema: schema, mapping: mapping)
-        try mergeAndWrite(applicable, of: table, mapping: mapping)
-    }
-
     /// The file's rows as this store can hold them. Values it cannot hold as they are (a
     /// column it does not have, one whose storage class differs here, a NULL where it allows
     /// none: a migration elsewhere changed it) are kept for later, never converted (a
     /// converted value re-exported under its original version would make replicas
     /// disagree); the rest merges now. The file's rows are used as they are until one needs
     /// changing: then a copy with the changed ones.
-    private mutating func fitted(_ entity: ChangeLogEntity, schema: EntitySchema, mapping: ColumnMapping) throws
+    private mutating func fitted(_ entity: ChangeLogEntity, schema: EntitySchema, start: inout EntityStart) throws
         -> ArraySlice<RowChange>
     {
+        let mapping = start.mapping
         var adjusted: [RowChange]?
         var kept: [(key: Value, row: PendingRow)] = []
         var skipped = Set<Int>()
@@ -137,7 +182,7 @@ struct ChangeLogImport {
             }
             adjusted?.append(usable)
         }
-        summary.skippedColumns += skipped.sorted().map { "\(entity.name).\(mapping.names[$0])" }
+        start.skipped.formUnion(skipped)
         if !kept.isEmpty { try engine.keepPending(kept, entity: schema.name, in: tx) }
         return adjusted.map { $0[...] } ?? entity.rows[...]
     }
@@ -146,15 +191,18 @@ struct ChangeLogImport {
     /// damaged or crafted file may name a row twice (the second merges into the first's
     /// outcome): then rows are matched by key and written once all are merged.
     private mutating func mergeAndWrite(
-        _ applicable: ArraySlice<RowChange>, of table: RowStateTable, mapping: ColumnMapping
+        _ applicable: ArraySlice<RowChange>, of table: RowStateTable, start: EntityStart
     ) throws {
         let schema = table.entity
+        let mapping = start.mapping
+        let isFirst = start.isFirst
         // What this store has of these rows: their states and whether they are stored. A
         // replica's first import of an entity (a new device) has nothing to look up.
-        _ = try tx.writingBookkeeping { try table.foldBatches(in: tx) }
         let store = engine.store
-        let isFirst = try !store.hasRows(of: table.schema) && !store.hasRows(of: schema)
         let keys = isFirst ? [] : applicable.map(\.key)
+        if !isFirst, !start.foldedWhole {
+            _ = try tx.writingBookkeeping { try table.foldBatches(holding: keys, in: tx) }
+        }
         let stored = isFirst ? [:] : try table.states(keys, in: store)
         let present = isFirst ? [] : Set(try store.storedRows(of: schema, withKeys: keys).map { RowKey($0[0]) })
 
@@ -192,9 +240,17 @@ struct ChangeLogImport {
         }
         for row in held { try writer.write(row, sites: &sites, in: tx) }
         if writer.removes { try SyncEngine.noteTombstones(of: table.entity.name, in: tx) }
-        try tx.insertRows(writer.inserts, schema: schema)
+        do {
+            try tx.insertRows(writer.inserts, schema: schema)
+        } catch SharkError.uniqueConstraint where isFirst {
+            // Into an entity that was empty, only a key the file names in two frames collides.
+            throw SyncError.corrupt(.malformedContent, "the change log names a row of \(schema.name) in two frames")
+        }
         let (states, batches) = writer.metadata(smallestBatch: SyncEngine.smallestBatch)
-        metadata.append((table, states, batches))
+        try tx.writingBookkeeping {
+            try table.write(states, in: tx)
+            for batch in batches { try table.writeBatch(batch.keys, state: batch.state, in: tx) }
+        }
     }
 
     /// Claims the source's vector only for sites whose every change beyond what this store
@@ -208,17 +264,5 @@ struct ChangeLogImport {
             sites.record(of: site)?.seen = Int64(clamping: sequence)
         }
         local.clock = Int64(clamping: clock.last)
-    }
-
-    /// The row states, their batches and the site table, written as bookkeeping (nothing
-    /// observes them, and they are never exported as changes).
-    private func writeBookkeeping() throws {
-        try tx.writingBookkeeping {
-            for (table, states, batches) in metadata {
-                try table.write(states, in: tx)
-                for batch in batches { try table.writeBatch(batch.keys, state: batch.state, in: tx) }
-            }
-            try tx.commit(sites.records)
-        }
     }
 }

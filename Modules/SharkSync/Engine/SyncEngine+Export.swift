@@ -5,14 +5,17 @@ extension SyncEngine {
     /// A change-log file of what this replica has that a peer whose version vector is `since`
     /// has not seen: the latest value of each changed column (not every value it had), and
     /// removed rows as tombstones. With no vector, everything. Sealed with `key` when given.
+    /// For a large store, export to a file (``exportChanges(since:key:to:)``): the bytes are
+    /// then never held whole.
     ///
     /// ```swift
     /// let everything = try sync.exportChanges()
     /// let missing = try sync.exportChanges(since: peerVector, key: key)
     /// ```
     public func exportChanges(since peer: VersionVector = VersionVector(), key: ChangeLogKey? = nil) throws -> Data {
-        let log = try store.read { snapshot in try changeLog(since: peer, in: snapshot) }
-        return try ChangeLogWriter.write(log, key: key)
+        var output = InMemoryChangeLogOutput()
+        try store.read { snapshot in try writeChanges(since: peer, key: key, in: snapshot, to: &output) }
+        return Data(output.bytes)
     }
 
     /// `exportChanges(since:key:)` with the reads on one of the store's reader threads, so
@@ -24,123 +27,98 @@ extension SyncEngine {
     public func exportChanges(since peer: VersionVector = VersionVector(), key: ChangeLogKey? = nil) async throws
         -> Data
     {
-        let log = try await store.read { snapshot in try self.changeLog(since: peer, in: snapshot) }
-        return try ChangeLogWriter.write(log, key: key)
+        try await store.read { snapshot in
+            var output = InMemoryChangeLogOutput()
+            try self.writeChanges(since: peer, key: key, in: snapshot, to: &output)
+            return Data(output.bytes)
+        }
     }
 
-    /// The log of an export, read from one snapshot.
-    func changeLog(since peer: VersionVector, in snapshot: ReadTransaction) throws -> ChangeLog {
+    /// Writes the change log of `exportChanges(since:key:)` to the file at `url`, reading
+    /// the store a page at a time and keeping the compressed frames in a temporary file until
+    /// the header that precedes them is known: memory stays a few megabytes whatever the
+    /// store's size. The file appears whole or not at all (it is written under a temporary
+    /// name beside `url`, then renamed over it; an existing file is replaced). Returns its
+    /// size in bytes.
+    ///
+    /// ```swift
+    /// let url = URL(fileURLWithPath: "notes.sharklog")
+    /// try sync.exportChanges(since: peerVector, to: url)
+    /// ```
+    @discardableResult
+    public func exportChanges(since peer: VersionVector = VersionVector(), key: ChangeLogKey? = nil, to url: URL)
+        throws -> Int
+    {
+        try store.read { snapshot in try writeChanges(since: peer, key: key, in: snapshot, to: url) }
+    }
+
+    /// `exportChanges(since:key:to:)` with the reads and writes on one of the store's reader
+    /// threads, off the cooperative pool.
+    ///
+    /// ```swift
+    /// try await sync.exportChanges(to: URL(fileURLWithPath: "notes.sharklog"))
+    /// ```
+    @discardableResult
+    public func exportChanges(since peer: VersionVector = VersionVector(), key: ChangeLogKey? = nil, to url: URL)
+        async throws -> Int
+    {
+        try await store.read { snapshot in try self.writeChanges(since: peer, key: key, in: snapshot, to: url) }
+    }
+
+    /// Writes the change log of `exportChanges(since:key:)` to an open file handle (standard
+    /// output, a pipe, a socket) as it is produced. The handle is not closed. Returns the
+    /// number of bytes written.
+    ///
+    /// ```swift
+    /// try sync.exportChanges(since: peerVector, to: FileHandle.standardOutput)
+    /// ```
+    @discardableResult
+    public func exportChanges(
+        since peer: VersionVector = VersionVector(), key: ChangeLogKey? = nil, to handle: FileHandle
+    ) throws -> Int {
+        try store.read { snapshot in
+            var output = CountingOutput(DescriptorChangeLogOutput(descriptor: handle.fileDescriptor))
+            try writeChanges(since: peer, key: key, in: snapshot, to: &output)
+            return output.count
+        }
+    }
+
+    private func writeChanges(since peer: VersionVector, key: ChangeLogKey?, in snapshot: ReadTransaction, to url: URL)
+        throws -> Int
+    {
+        let file = try AtomicFileChangeLogOutput(url)
+        var output = CountingOutput(file)
+        try writeChanges(since: peer, key: key, in: snapshot, to: &output)
+        try file.finish()
+        return output.count
+    }
+
+    /// The change log of an export, read from one snapshot and written to `output`, each
+    /// entity a page of rows at a time (see ``EntityExport``).
+    func writeChanges(
+        since peer: VersionVector, key: ChangeLogKey?, in snapshot: ReadTransaction, to output: inout some ChangeLogOutput
+    ) throws {
         let sites = SiteTable(try snapshot.fetch(SyncSiteRecord.query(in: store)))
-        // The rows to send, by entity: each row's state and which of its columns (positions
-        // among the non-key columns) the peer lacks.
-        var pending: [String: [(key: Value, state: RowState, columns: [Int])]] = [:]
-        for (name, table) in tables {
-            let columns = table.entity.columns.dropFirst().map(\.name)
-            let everyColumn = Array(columns.indices)  // shared by the rows written in one go
-            var rows: [(key: Value, state: RowState, columns: [Int])] = []
-            // Rows of one batch follow each other with one base: one look at the vector for them.
-            var lastBase: ColumnVersion?
-            var lastBaseMissing = false
-            for (key, state) in try table.everyState(in: store, sites: sites) {
-                if state.base != lastBase {
-                    lastBase = state.base
-                    lastBaseMissing = !peer.covers(site: state.base.site, sequence: state.base.sequence)
-                }
-                let baseMissing = lastBaseMissing
-                if !state.exists {
-                    if baseMissing { rows.append((key, state, [])) }
-                    continue
-                }
-                if state.overrides.isEmpty {
-                    if baseMissing { rows.append((key, state, everyColumn)) }
-                    continue
-                }
-                let missing = everyColumn.filter { column in
-                    let version = state.version(of: columns[column])
-                    return !peer.covers(site: version.site, sequence: version.sequence)
-                }
-                if !missing.isEmpty { rows.append((key, state, missing)) }
-            }
-            if !rows.isEmpty { pending[name] = rows }
+        let writer = ChangeLogWriter(
+            fileID: UUID(), source: site, lineage: lineage, since: peer, vector: sites.vector,
+            sites: sites.records.map(\.id), key: key)
+        for name in tables.keys.sorted() {
+            var export = EntityExport(table: tables[name]!, schemas: schemas, peer: peer, sites: sites, writer: writer)
+            try export.run(in: store)
         }
-        var entities: [ChangeLogEntity] = []
-        for name in pending.keys.sorted() {
-            let schema = schemas[name]!
-            let rows = pending[name]!
-            let columns = schema.columns.dropFirst().map { column in
-                // A relationship's values are its target's keys: it shows as that key does.
-                let target = column.relationship.flatMap { schemas[$0.target]?.key.logicalType }
-                return ChangeLogColumn(
-                    name: column.name, type: column.type, previousNames: column.previousNames ?? [],
-                    logicalType: column.logicalType ?? target)
-            }
-            let live = rows.filter { $0.state.exists }.map(\.key)
-            // The values: a scan of the whole entity when most of it goes, else by key.
-            let values =
-                live.count > 1_000
-                ? try store.storedRows(of: schema, inKeyOrder: false) : try store.storedRows(of: schema, withKeys: live)
-            var stored = StoredRows(values)
-            var changes: [RowChange] = []
-            changes.reserveCapacity(rows.count)
-            // Rows of one batch share their base: one array of versions for them all.
-            var shared: [ColumnVersion] = []
-            for (key, state, missing) in rows {
-                guard state.exists else {
-                    changes.append(
-                        RowChange(key: key, causalLength: state.causalLength, versions: [state.base], values: []))
-                    continue
-                }
-                guard let values = stored.row(withKey: key) else { continue }
-                if shared.first != state.base { shared = [state.base] }
-                var versions = shared
-                var changed: [ColumnChange] = []
-                changed.reserveCapacity(missing.count)
-                for column in missing {
-                    var index = 0
-                    if !state.overrides.isEmpty {
-                        let version = state.version(of: columns[column].name)
-                        if version != state.base {
-                            index = versions.firstIndex(of: version) ?? versions.count
-                            if index == versions.count { versions.append(version) }
-                        }
-                    }
-                    changed.append(ColumnChange(column: column, version: index, value: values[column + 1]))
-                }
-                changes.append(
-                    RowChange(key: key, causalLength: state.causalLength, versions: versions, values: changed))
-            }
-            if !changes.isEmpty {
-                entities.append(ChangeLogEntity(name: name, keyKind: schema.keyKind, columns: columns, rows: changes))
-            }
-        }
-        return ChangeLog(
-            fileID: UUID(), source: site, lineage: lineage, since: peer, vector: sites.vector, entities: entities)
+        try writer.finish(to: &output)
     }
 }
 
-/// An entity's stored rows, found by key. The rows of a full export usually come in the order
-/// of their states (both follow the order of insertion: the table's scan, and the keys of
-/// the state batches), so they are walked along without hashing; the first key out of step
-/// indexes them all by key.
-private struct StoredRows {
-    private let rows: [[Value]]
-    private var next = 0
-    private var positions: [RowKey: Int]?
+/// An output that counts the bytes it passes on.
+private struct CountingOutput<Output: ChangeLogOutput>: ChangeLogOutput {
+    var output: Output
+    var count = 0
 
-    init(_ rows: [[Value]]) { self.rows = rows }
+    init(_ output: Output) { self.output = output }
 
-    mutating func row(withKey key: Value) -> [Value]? {
-        let rowKey = RowKey(key)
-        if positions == nil {
-            if next < rows.count, RowKey(rows[next][0]) == rowKey {
-                next += 1
-                return rows[next - 1]
-            }
-            var built: [RowKey: Int] = [:]
-            built.reserveCapacity(rows.count)
-            for (position, row) in rows.enumerated() { built[RowKey(row[0])] = position }
-            positions = built
-        }
-        return positions![rowKey].map { rows[$0] }
+    mutating func write(_ bytes: some Collection<UInt8>) throws(SyncError) {
+        try output.write(bytes)
+        count += bytes.count
     }
 }

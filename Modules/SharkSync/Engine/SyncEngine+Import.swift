@@ -27,8 +27,10 @@ extension SyncEngine {
     /// with origin `ChangeOrigin.imported` (events report them), no hook can veto them,
     /// and delete rules do not run (the other side applied them already).
     ///
-    /// The file is read and checked completely first: a damaged, truncated, foreign or
-    /// future-version file, or a wrong key, throws a ``SyncError`` and leaves the store as it was.
+    /// The file is checked first (its digest, header, key and every frame's checksum): a
+    /// damaged, truncated, foreign or future-version file, or a wrong key, throws a
+    /// ``SyncError`` and leaves the store as it was. For a large log, import from a file
+    /// (``importChanges(from:key:limits:)-(URL,_,_)``): it is read a few frames at a time.
     ///
     /// ```swift
     /// let summary = try sync.importChanges(from: file)
@@ -38,12 +40,7 @@ extension SyncEngine {
     public func importChanges(
         from data: Data, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits()
     ) throws -> SyncImportSummary {
-        guard !store.isInTransaction else {
-            throw SyncError.misuse(
-                .insideTransaction, "import a change log outside of any transaction of the store: it is one itself")
-        }
-        let log = try checkedLog(data, key: key, limits: limits)
-        return try store.write { tx in try apply(log, in: tx) }
+        try importChanges(from: InMemoryChangeLogInput(data: data), key: key, limits: limits)
     }
 
     /// `importChanges(from:key:limits:)` with the writes on the store's writer thread, so
@@ -57,21 +54,82 @@ extension SyncEngine {
     public func importChanges(
         from data: Data, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits()
     ) async throws -> SyncImportSummary {
-        let log = try checkedLog(data, key: key, limits: limits)
-        return try await store.write { tx in try self.apply(log, in: tx) }
+        let opened = try checkedLog(InMemoryChangeLogInput(data: data), key: key, limits: limits)
+        return try await store.write { tx in try self.apply(opened, in: tx) }
     }
 
-    /// The file read and checked whole, and of this store's lineage.
-    private func checkedLog(_ data: Data, key: ChangeLogKey?, limits: ChangeLogLimits) throws -> ChangeLog {
-        let log = try ChangeLogReader.read(data, key: key, limits: limits)
-        guard log.lineage == lineage else { throw SyncError.foreignLineage(expected: lineage, found: log.lineage) }
-        return log
+    /// Applies the change-log file at `url`, as ``importChanges(from:key:limits:)-(Data,_,_)``
+    /// does with bytes, reading it a few frames at a time: memory stays a few megabytes
+    /// whatever the file's size, and the import is still all of it or nothing. A file that
+    /// cannot be read twice (a pipe, `/dev/stdin`) is first copied to a temporary file.
+    ///
+    /// ```swift
+    /// let summary = try sync.importChanges(from: URL(fileURLWithPath: "notes.sharklog"))
+    /// ```
+    @discardableResult
+    public func importChanges(
+        from url: URL, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits()
+    ) throws -> SyncImportSummary {
+        try importChanges(from: try FileChangeLogInput(url), key: key, limits: limits)
     }
 
-    /// Applies `log` inside `tx`, in the steps of ``ChangeLogImport``.
+    /// `importChanges(from:key:limits:)` of a file, with the reads and writes off the
+    /// cooperative pool (the file is checked on a reader thread of the store).
+    ///
+    /// ```swift
+    /// let summary = try await sync.importChanges(from: URL(fileURLWithPath: "notes.sharklog"))
+    /// ```
+    @discardableResult
+    public func importChanges(
+        from url: URL, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits()
+    ) async throws -> SyncImportSummary {
+        let opened = try await store.read { _ in
+            try self.checkedLog(try FileChangeLogInput(url), key: key, limits: limits)
+        }
+        return try await store.write { tx in try self.apply(opened, in: tx) }
+    }
+
+    private func importChanges(
+        from input: some ChangeLogInput, key: ChangeLogKey?, limits: ChangeLogLimits
+    ) throws -> SyncImportSummary {
+        guard !store.isInTransaction else {
+            throw SyncError.misuse(
+                .insideTransaction, "import a change log outside of any transaction of the store: it is one itself")
+        }
+        let opened = try checkedLog(input, key: key, limits: limits)
+        return try store.write { tx in try apply(opened, in: tx) }
+    }
+
+    /// The file checked (all but its frames' contents), and of this store's lineage.
+    private func checkedLog(_ input: some ChangeLogInput, key: ChangeLogKey?, limits: ChangeLogLimits) throws
+        -> OpenedChangeLog
+    {
+        let opened = try ChangeLogReader.open(input, key: key, limits: limits)
+        guard opened.header.lineage == lineage else {
+            throw SyncError.foreignLineage(expected: lineage, found: opened.header.lineage)
+        }
+        return opened
+    }
+
+    /// Applies an opened file inside `tx`, frame by frame (see ``ChangeLogImport``).
+    func apply(_ opened: OpenedChangeLog, in tx: WriteTransaction) throws -> SyncImportSummary {
+        var run = try ChangeLogImport(
+            opened.header, expectedRows: opened.expectedRows, into: self, in: tx, takingEqual: false)
+        try opened.forEachFrame { entityIndex, rows in try run.apply(rows, ofEntity: entityIndex) }
+        return try run.finish()
+    }
+
+    /// Applies a log in memory inside `tx` (what was kept for later, replayed).
     func apply(_ log: ChangeLog, in tx: WriteTransaction, takingEqual: Bool = false) throws -> SyncImportSummary {
-        var run = try ChangeLogImport(log, into: self, in: tx, takingEqual: takingEqual)
-        return try run.run()
+        var run = try ChangeLogImport(
+            log, expectedRows: log.entities.map(\.rows.count), into: self, in: tx, takingEqual: takingEqual)
+        for (index, entity) in log.entities.enumerated() where !entity.rows.isEmpty {
+            for start in stride(from: 0, to: entity.rows.count, by: ChangeLogFormat.rowsPerFrame) {
+                let end = min(start + ChangeLogFormat.rowsPerFrame, entity.rows.count)
+                try run.apply(Array(entity.rows[start..<end]), ofEntity: index)
+            }
+        }
+        return try run.finish()
     }
 
     /// Fewer new rows than this sharing a state get a state row each rather than a batch.

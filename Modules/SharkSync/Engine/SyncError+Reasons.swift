@@ -70,6 +70,16 @@ extension SyncError {
         case lineageMismatch
     }
 
+    /// What could not be done with a change-log file (``file(_:)``).
+    public enum FileReason: String, Sendable, Hashable, CaseIterable {
+        /// The file could not be opened (or created, for an export).
+        case cannotOpen
+        /// Reading the file failed.
+        case cannotRead
+        /// Writing the file failed (a full disk, say); an export leaves no partial file.
+        case cannotWrite
+    }
+
     /// What failed inside sync (``internalFailure(_:)``).
     public enum InternalReason: String, Sendable, Hashable, CaseIterable {
         /// zlib could not compress a frame.
@@ -98,6 +108,11 @@ extension SyncError {
     /// ``misuse(_:)`` with its reason.
     public static func misuse(_ reason: MisuseReason, _ message: String) -> SyncError {
         .misuse(ErrorDetail(reason, message))
+    }
+
+    /// ``file(_:)`` with its reason.
+    public static func file(_ reason: FileReason, _ message: String) -> SyncError {
+        .file(ErrorDetail(reason, message))
     }
 
     /// ``internalFailure(_:)`` with its reason.

@@ -31,6 +31,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case wrongKey
     /// The operation cannot run here (inside a transaction of the same store, say).
     case misuse(ErrorDetail<MisuseReason>)
+    /// A change-log file could not be opened, read or written (a missing file, a full disk,
+    /// no permission): the operating system's reason is in the message.
+    case file(ErrorDetail<FileReason>)
     /// Sync itself failed where nothing the caller gave was wrong (zlib could not compress,
     /// AES-GCM could not seal): a bug or a broken library, not misuse.
     case internalFailure(ErrorDetail<InternalReason>)
@@ -48,6 +51,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         case .keyMismatch(let reason): return reason.message
         case .wrongKey: return "the change log's key is wrong, or its encrypted frames were altered"
         case .misuse(let reason): return reason.message
+        case .file(let reason): return reason.message
         case .internalFailure(let reason): return "sync failed: \(reason)"
         }
     }

@@ -52,13 +52,27 @@ extension SyncEngine {
 }
 
 extension RowStateTable {
-    /// This entity's batches: each shared state and its keys. Empty on a read-only store
-    /// whose metadata predates batches.
-    func batches(in store: Store) throws -> [(record: SyncStateBatchRecord, state: Data, keys: [Value])] {
-        guard try Self.hasBatches(in: store) else { return [] }
-        return try SyncStateBatchRecord.query(in: store).where(\.entity == entity.name).orderBy(\.id).fetch().map {
-            ($0, $0.state, try $0.decodedKeys())
+    /// The most keys one batch holds: a bigger group of rows sharing a state is recorded as
+    /// several batches, so that reading one (to move a key out of it, or to export it) costs
+    /// the same whatever the size of the transaction that wrote it.
+    static let largestBatch = 4096
+
+    /// Hands each of this entity's batch records to `body`, in the order they were written,
+    /// a few read at a time (its keys are decoded only when asked: an export skips a batch its
+    /// peer has). None on a read-only store whose metadata predates batches. `body` may remove
+    /// or rewrite the record it is given.
+    func forEachBatch(in store: Store, _ body: (SyncStateBatchRecord) throws -> Void) throws {
+        guard try Self.hasBatches(in: store) else { return }
+        try SyncStateBatchRecord.query(in: store).where(\.entity == entity.name).orderBy(\.id).batch(size: 8) {
+            records in
+            for record in records { try body(record) }
         }
+    }
+
+    /// Whether this entity has any batch.
+    func hasAnyBatch(in store: Store) throws -> Bool {
+        guard try Self.hasBatches(in: store) else { return false }
+        return try SyncStateBatchRecord.query(in: store).where(\.entity == entity.name).limit(1).count() > 0
     }
 
     /// Whether the store has the batch entity (every writable engine prepares it).
@@ -67,50 +81,13 @@ extension RowStateTable {
         return try store.recordedSchemas().contains { $0.name == SyncEngine.stateBatchEntity }
     }
 
-    /// Every state of this entity, batched or not, as a reader that cannot fold sees them.
-    ///
-    /// A key can be recorded twice (a row removed while no engine watched, then inserted
-    /// again). Two live records of one key merge on any receiver as the fold resolves them
-    /// (the later insert's version wins every column), so they are exported as they are; a
-    /// removal's record is the exception, since the insert that follows it starts a new
-    /// incarnation which the receiver's merge cannot infer: it is resolved here. So only
-    /// stores with tombstones pay a lookup per batched key.
-    func everyState(in store: Store, sites: SiteTable) throws -> [(key: Value, state: RowState)] {
-        let batches = try batches(in: store)
-        let rows = try allStates(in: store)
-        var states: [(key: Value, state: RowState)] = []
-        states.reserveCapacity(rows.count + batches.reduce(0) { $0 + $1.keys.count })
-        var tombstones: [RowKey: Int] = [:]  // positions in `states`
-        for (key, data) in rows {
-            let state = try decode(data, sites: sites)
-            if !state.exists, !batches.isEmpty { tombstones[RowKey(key)] = states.count }
-            states.append((key, state))
-        }
-        for batch in batches {
-            let state = try decode(batch.state, sites: sites)
-            guard state.exists, state.overrides.isEmpty else {
-                throw SyncError.corrupt(
-                    .damagedMetadata, "a state batch of \(entity.name) holds a state it never batches")
-            }
-            guard !tombstones.isEmpty else {
-                for key in batch.keys { states.append((key, state)) }
-                continue
-            }
-            for key in batch.keys {
-                if let position = tombstones.removeValue(forKey: RowKey(key)) {
-                    states[position].state = Self.resolve(states[position].state, with: state)
-                } else {
-                    states.append((key, state))
-                }
-            }
-        }
-        return states
-    }
-
     /// Records that every row of `keys` (none of which has a state yet) has `state`.
+    /// They are recorded in batches of at most ``largestBatch`` keys.
     func writeBatch(_ keys: [Value], state: Data, in tx: WriteTransaction) throws {
-        guard !keys.isEmpty else { return }
-        try tx.commit(SyncStateBatchRecord(entity: entity.name, state: state, keys: SyncStateBatchRecord.encode(keys)))
+        for start in stride(from: 0, to: keys.count, by: Self.largestBatch) {
+            let part = Array(keys[start..<min(start + Self.largestBatch, keys.count)])
+            try tx.commit(SyncStateBatchRecord(entity: entity.name, state: state, keys: SyncStateBatchRecord.encode(part)))
+        }
     }
 
     /// Moves this entity's batched states into the state table, one row per key, before
@@ -121,13 +98,26 @@ extension RowStateTable {
     /// engine watched (or by another observer) and inserted again is batched although its old
     /// state stays. Then the insert fails on the state table's key, the savepoint rolls back,
     /// and each key's records are resolved in order (see ``resolve(_:with:)``).
+    ///
+    /// Batches are folded in groups, in the order they were written, so that memory stays a
+    /// few batches' worth: a key of a later group resolves over what the earlier ones wrote.
     @discardableResult
     func foldBatches(in tx: WriteTransaction) throws -> Bool {
-        let batches = try batches(in: tx.store)
-        guard !batches.isEmpty else { return false }
-        try writeStates(of: batches, in: tx)
-        for batch in batches { try tx.remove(batch.record) }
-        return true
+        var group: [(record: SyncStateBatchRecord, state: Data, keys: [Value])] = []
+        var folded = false
+        func foldGroup() throws {
+            guard !group.isEmpty else { return }
+            try writeStates(of: group, in: tx)
+            for batch in group { try tx.remove(batch.record) }
+            group.removeAll(keepingCapacity: true)
+            folded = true
+        }
+        try forEachBatch(in: tx.store) { record in
+            group.append((record, record.state, try record.decodedKeys()))
+            if group.count == 16 { try foldGroup() }
+        }
+        try foldGroup()
+        return folded
     }
 
     /// Writes a state row for each key of `batches` with its batch's state: one bulk insert
@@ -155,20 +145,18 @@ extension RowStateTable {
     /// was batched.
     @discardableResult
     func foldBatches(holding keys: [Value], in tx: WriteTransaction) throws -> Bool {
-        let batches = try batches(in: tx.store)
-        guard !batches.isEmpty else { return false }
         let wanted = Set(keys.map(RowKey.init))
         var leaving: [(record: SyncStateBatchRecord, state: Data, keys: [Value])] = []
         var staying: [(record: SyncStateBatchRecord, keys: [Value])] = []
-        for batch in batches {
+        try forEachBatch(in: tx.store) { record in
             var moved: [Value] = []
             var kept: [Value] = []
-            for key in batch.keys {
+            for key in try record.decodedKeys() {
                 if wanted.contains(RowKey(key)) { moved.append(key) } else { kept.append(key) }
             }
-            guard !moved.isEmpty else { continue }
-            leaving.append((batch.record, batch.state, moved))
-            staying.append((batch.record, kept))
+            guard !moved.isEmpty else { return }
+            leaving.append((record, record.state, moved))
+            staying.append((record, kept))
         }
         guard !leaving.isEmpty else { return false }
         try writeStates(of: leaving, in: tx)

@@ -1,0 +1,158 @@
+import Foundation
+@_spi(SharkReplication) import SharkORM
+
+/// One entity's part of an export, read a page at a time so that memory does not grow with
+/// the store: the rows whose state the peer lacks, gathered up to a frame's worth, their
+/// values fetched by key, then handed to the ``ChangeLogWriter``.
+///
+/// States come from two places (see `SyncStateBatchRecord`): the state table, walked in key
+/// order, then the batches, in the order they were written. A key can be recorded in both (a
+/// row removed while no engine watched, then inserted again): two live records of one key
+/// merge on any receiver as the fold resolves them, so they are exported as they are; a
+/// removal's record is the exception, since the insert that follows it starts a new
+/// incarnation which the receiver's merge cannot infer. So while the entity has batches, its
+/// tombstones are held back until the batches are read, and resolved with them.
+struct EntityExport {
+    let table: RowStateTable
+    let peer: VersionVector
+    let sites: SiteTable
+    let writer: ChangeLogWriter
+    /// The entity's schema as the store records it.
+    private let schema: EntitySchema
+    /// The entity's columns as the file names them.
+    private let entity: ChangeLogEntity
+    /// The non-key columns' names, and all their positions (shared by rows sent whole).
+    private let columns: [String]
+    private let everyColumn: [Int]
+    /// Rows to send: each row's key, state, and the columns (positions among the non-key
+    /// columns) the peer lacks.
+    private var pending: [(key: Value, state: RowState, columns: [Int])] = []
+    /// Rows of one batch share their base: one look at the vector for them.
+    private var lastBase: ColumnVersion?
+    private var lastBaseMissing = false
+
+    /// How many rows are gathered before their values are read and written.
+    private static let page = ChangeLogFormat.rowsPerFrame
+
+    init(table: RowStateTable, schemas: [String: EntitySchema], peer: VersionVector, sites: SiteTable, writer: ChangeLogWriter) {
+        self.table = table
+        self.peer = peer
+        self.sites = sites
+        self.writer = writer
+        let schema = schemas[table.entity.name] ?? table.entity
+        self.schema = schema
+        columns = schema.columns.dropFirst().map(\.name)
+        everyColumn = Array(columns.indices)
+        let described = schema.columns.dropFirst().map { column in
+            // A relationship's values are its target's keys: it shows as that key does.
+            let target = column.relationship.flatMap { schemas[$0.target]?.key.logicalType }
+            return ChangeLogColumn(
+                name: column.name, type: column.type, previousNames: column.previousNames ?? [],
+                logicalType: column.logicalType ?? target)
+        }
+        entity = ChangeLogEntity(name: schema.name, keyKind: schema.keyKind, columns: described, rows: [])
+    }
+
+    mutating func run(in store: Store) throws {
+        let hasBatches = try table.hasAnyBatch(in: store)
+        var tombstones: [RowKey: (key: Value, state: RowState)] = [:]
+        var tombstoneOrder: [RowKey] = []
+        var after: Value?
+        while true {
+            let rows = try store.storedRows(of: table.schema, after: after, limit: Self.page)
+            for row in rows {
+                guard case .blob(let data) = row[1] else {
+                    throw SyncError.corrupt(.damagedMetadata, "a row state of the sync metadata is not a blob")
+                }
+                let state = try table.decode(data, sites: sites)
+                if !state.exists, hasBatches {
+                    let rowKey = RowKey(row[0])
+                    tombstones[rowKey] = (row[0], state)
+                    tombstoneOrder.append(rowKey)
+                    continue
+                }
+                try consider(row[0], state, in: store)
+            }
+            guard rows.count == Self.page else { break }
+            after = rows[rows.count - 1][0]
+        }
+        try table.forEachBatch(in: store) { record in
+            let state = try table.decode(record.state, sites: sites)
+            guard state.exists, state.overrides.isEmpty else {
+                throw SyncError.corrupt(
+                    .damagedMetadata, "a state batch of \(table.entity.name) holds a state it never batches")
+            }
+            // A batch the peer has is skipped without reading its keys.
+            if tombstones.isEmpty, peer.covers(site: state.base.site, sequence: state.base.sequence) { return }
+            for key in try record.decodedKeys() {
+                if !tombstones.isEmpty, let tombstone = tombstones.removeValue(forKey: RowKey(key)) {
+                    try consider(key, RowStateTable.resolve(tombstone.state, with: state), in: store)
+                } else {
+                    try consider(key, state, in: store)
+                }
+            }
+        }
+        for rowKey in tombstoneOrder {
+            if let tombstone = tombstones[rowKey] { try consider(tombstone.key, tombstone.state, in: store) }
+        }
+        try flush(in: store)
+    }
+
+    /// Adds the row to the pending ones when the peer lacks any of it.
+    private mutating func consider(_ key: Value, _ state: RowState, in store: Store) throws {
+        if state.base != lastBase {
+            lastBase = state.base
+            lastBaseMissing = !peer.covers(site: state.base.site, sequence: state.base.sequence)
+        }
+        if !state.exists {
+            if lastBaseMissing { pending.append((key, state, [])) }
+        } else if state.overrides.isEmpty {
+            if lastBaseMissing { pending.append((key, state, everyColumn)) }
+        } else {
+            let missing = everyColumn.filter { column in
+                let version = state.version(of: columns[column])
+                return !peer.covers(site: version.site, sequence: version.sequence)
+            }
+            if !missing.isEmpty { pending.append((key, state, missing)) }
+        }
+        if pending.count == Self.page { try flush(in: store) }
+    }
+
+    /// Reads the pending rows' values and hands the rows to the writer.
+    private mutating func flush(in store: Store) throws {
+        guard !pending.isEmpty else { return }
+        let live = pending.filter { $0.state.exists }.map(\.key)
+        var values: [RowKey: [Value]] = [:]
+        values.reserveCapacity(live.count)
+        for row in try store.storedRows(of: schema, withKeys: live) { values[RowKey(row[0])] = row }
+        var changes: [RowChange] = []
+        changes.reserveCapacity(pending.count)
+        // Rows of one batch share their base: one array of versions for them all.
+        var shared: [ColumnVersion] = []
+        for (key, state, missing) in pending {
+            guard state.exists else {
+                changes.append(RowChange(key: key, causalLength: state.causalLength, versions: [state.base], values: []))
+                continue
+            }
+            guard let values = values[RowKey(key)] else { continue }
+            if shared.first != state.base { shared = [state.base] }
+            var versions = shared
+            var changed: [ColumnChange] = []
+            changed.reserveCapacity(missing.count)
+            for column in missing {
+                var index = 0
+                if !state.overrides.isEmpty {
+                    let version = state.version(of: columns[column])
+                    if version != state.base {
+                        index = versions.firstIndex(of: version) ?? versions.count
+                        if index == versions.count { versions.append(version) }
+                    }
+                }
+                changed.append(ColumnChange(column: column, version: index, value: values[column + 1]))
+            }
+            changes.append(RowChange(key: key, causalLength: state.causalLength, versions: versions, values: changed))
+        }
+        pending.removeAll(keepingCapacity: true)
+        try writer.append(changes, of: entity)
+    }
+}
