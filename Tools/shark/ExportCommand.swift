@@ -68,15 +68,19 @@ struct ExportCommand: ParsableCommand {
             let store = try database.open()
             defer { store.close() }
             let engine = try SyncEngine(recordedIn: store)
-            let file = try withProgress("exporting") { try engine.exportChanges(since: peer, key: key) }
-            let vector = try engine.versionVector()
-            if output == "-" {
-                Terminal.write(file)
-            } else {
-                try OutputFile.write(file, to: output)
+            // Written as the rows are read, a page at a time: the file is never held whole.
+            let bytes = try withProgress("exporting") {
+                if output == "-" { return try engine.exportChanges(since: peer, key: key, to: FileHandle.standardOutput) }
+                do {
+                    return try engine.exportChanges(since: peer, key: key, to: URL(fileURLWithPath: output))
+                } catch SyncError.file(let detail) {
+                    throw CommandFailure(
+                        "cannot write \(output): \(detail.message)", exitCode: CommandFailure.cannotCreate)
+                }
             }
+            let vector = try engine.versionVector()
             let summary: JSONText = .object([
-                ("file", .string(output)), ("bytes", .integer(file.count)), ("encrypted", .bool(key != nil)),
+                ("file", .string(output)), ("bytes", .integer(bytes)), ("encrypted", .bool(key != nil)),
                 ("lineage", .string(engine.lineage)), ("site", .string(engine.site.uuidString)),
                 ("vector", VectorText.json(vector)),
             ])
@@ -84,26 +88,14 @@ struct ExportCommand: ParsableCommand {
                 // The file itself may be on standard output: the summary goes to standard error then.
                 if output == "-" { Terminal.writeError(summary.compact) } else { Terminal.write(summary.rendered) }
             } else if output != "-" {
-                Terminal.write("wrote \(Readable.bytes(file.count)) to \(output)\(key != nil ? " (encrypted)" : "")\n")
+                Terminal.write("wrote \(Readable.bytes(bytes)) to \(output)\(key != nil ? " (encrypted)" : "")\n")
             }
         }
     }
 }
 
-/// Writing a command's output file whole or not at all.
+/// Checks on a command's output file before anything is written.
 enum OutputFile {
-    /// Writes `data` to a temporary file beside `path`, then renames it over `path`: a
-    /// failure part way never leaves a half-written file.
-    static func write(_ data: Data, to path: String) throws {
-        try checkFolder(of: path)
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CommandFailure(
-                "cannot write \(path): \(error.localizedDescription)", exitCode: CommandFailure.cannotCreate)
-        }
-    }
-
     /// Throws unless the folder `path` would go in exists.
     static func checkFolder(of path: String) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path

@@ -40,12 +40,23 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             // Nothing is opened for writing before every file and the database have passed.
-            var logs: [(file: String, data: Data, key: ChangeLogKey?, lineage: String)] = []
+            // Each file is checked a piece at a time, and imported a few frames at a time:
+            // none is ever held whole.
+            var logs: [(file: String, local: LocalChangeLogFile, key: ChangeLogKey?, lineage: String)] = []
+            defer { for log in logs { log.local.remove() } }
             for file in files {
-                let (data, contents) = try withProgress("checking \(file)") {
-                    try ChangeLogFile.read(file, keys: logKey)
+                let local = try LocalChangeLogFile(file)
+                let key = try logKey.key(isEncrypted: ChangeLogHeader.isEncrypted(local.url))
+                let header: ChangeLogHeader
+                do {
+                    header = try withProgress("checking \(file)") { try ChangeLogHeader(reading: local.url, key: key) }
+                } catch {
+                    local.remove()
+                    var failure = CommandFailure(describing: error)
+                    failure.message = "\(file): \(failure.message)"
+                    throw failure
                 }
-                logs.append((file, data, try logKey.key(for: data), contents.lineage))
+                logs.append((file, local, key, header.lineage))
             }
             let lineage = try Self.syncedLineage(of: database)
             for log in logs where log.lineage != lineage {
@@ -65,7 +76,7 @@ struct ImportCommand: ParsableCommand {
                 progress.advance(label: log.file)
                 let summary: SyncImportSummary
                 do {
-                    summary = try engine.importChanges(from: log.data, key: log.key)
+                    summary = try engine.importChanges(from: log.local.url, key: log.key)
                 } catch {
                     var failure = CommandFailure(describing: error)
                     failure.message =

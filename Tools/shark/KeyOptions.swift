@@ -126,7 +126,12 @@ struct LogKeyOptions: ParsableArguments {
     /// `SHARK_LOG_KEY` only when the file is encrypted (a key left in the environment must
     /// not stop plain files from reading).
     func key(for file: Data) throws -> ChangeLogKey? {
-        let isEncrypted = file.count >= 12 && file[file.startIndex + 10] & 1 != 0
+        try key(isEncrypted: file.count >= 12 && file[file.startIndex + 10] & 1 != 0)
+    }
+
+    /// The key for a file that is (or is not) encrypted: nil for a plain file unless a key
+    /// was given explicitly (the import then says one was not expected).
+    func key(isEncrypted: Bool) throws -> ChangeLogKey? {
         if logKeyFile == nil, logKeyEnv == nil, !isEncrypted { return nil }
         return try key()
     }
