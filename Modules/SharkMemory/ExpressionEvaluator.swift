@@ -12,7 +12,7 @@ indirect enum CompiledExpression {
     case or([CompiledExpression])
     case not(CompiledExpression)
     case isNull(CompiledExpression)
-    case isIn(CompiledExpression, [Value])
+    case isIn(CompiledExpression, InList)
     case like(CompiledExpression, CompiledExpression)
     case between(CompiledExpression, CompiledExpression, CompiledExpression)
     case function(ScalarFunction, [CompiledExpression])
@@ -43,7 +43,8 @@ indirect enum CompiledExpression {
         case .not(let operand): self = .not(try Self(operand, schema: schema, database: database))
         case .isNull(let operand): self = .isNull(try Self(operand, schema: schema, database: database))
         case .isIn(let operand, let values):
-            self = .isIn(try Self(operand, schema: schema, database: database), values)
+            let operand = try Self(operand, schema: schema, database: database)
+            self = .isIn(operand, InList(values, affinity: operand.affinity))
         case .like(let operand, let pattern):
             self = .like(
                 try Self(operand, schema: schema, database: database),
@@ -60,9 +61,9 @@ indirect enum CompiledExpression {
             }
             self = .function(function, try arguments.map { try Self($0, schema: schema, database: database) })
         case .isInSubquery(let operand, let subquery):
+            let operand = try Self(operand, schema: schema, database: database)
             self = .isIn(
-                try Self(operand, schema: schema, database: database),
-                try QueryExecution.values(of: subquery, in: database))
+                operand, InList(try QueryExecution.values(of: subquery, in: database), affinity: operand.affinity))
         case .path(let step, let expression):
             guard let column = schema.columnIndex(named: step.column) else {
                 throw SharkError.driver(code: 1, message: "no such column: \(step.column)", sql: nil)
@@ -75,7 +76,7 @@ indirect enum CompiledExpression {
     }
 
     /// The affinity this expression gives the values compared with it: a column's own.
-    private var affinity: SQLiteSemantics.Affinity? {
+    fileprivate var affinity: SQLiteSemantics.Affinity? {
         switch self {
         case .column(_, let affinity): return affinity
         case .path(_, _, let expression): return expression.affinity
@@ -134,20 +135,12 @@ indirect enum CompiledExpression {
             return try operand.truth(row).map { !$0 }
         case .isNull(let operand):
             return try operand.value(row).isNull
-        case .isIn(let operand, let values):
+        case .isIn(let operand, let list):
             let subject = try operand.value(row)
-            if values.isEmpty { return false }
+            if list.isEmpty { return false }
             if subject.isNull { return nil }
-            var sawNull = false
-            for candidate in values {
-                let value = operand.affinity.map { SQLiteSemantics.apply($0, to: candidate) } ?? candidate
-                if value.isNull {
-                    sawNull = true
-                } else if SQLiteSemantics.compare(subject, value) == 0 {
-                    return true
-                }
-            }
-            return sawNull ? nil : false
+            if list.contains(subject) { return true }
+            return list.hasNull ? nil : false
         case .like(let operand, let pattern):
             let subject = try operand.value(row)
             let pattern = try pattern.value(row)
@@ -206,5 +199,43 @@ indirect enum CompiledExpression {
         case .text(let text): return SQLiteSemantics.numeric(text) ?? .integer(Value.text(text).coercedToInt64())
         case .blob, .null: return .integer(value.coercedToInt64())
         }
+    }
+}
+
+/// The values of an `IN (…)` list, prepared once per query: the operand's affinity applied,
+/// NULLs set aside (they make a miss unknown rather than false), the rest sorted in SQLite's
+/// order so that a row is looked up by binary search. A list of keys fetched by key (500 at
+/// a time) is then tested in nine comparisons per row, not 250 on average.
+struct InList {
+    private let sorted: [Value]
+    /// Whether the list was empty (then `IN` is false even for a NULL operand).
+    let isEmpty: Bool
+    let hasNull: Bool
+
+    init(_ values: [Value], affinity: SQLiteSemantics.Affinity?) {
+        isEmpty = values.isEmpty
+        var hasNull = false
+        var kept: [Value] = []
+        kept.reserveCapacity(values.count)
+        for candidate in values {
+            let value = affinity.map { SQLiteSemantics.apply($0, to: candidate) } ?? candidate
+            if value.isNull { hasNull = true } else { kept.append(value) }
+        }
+        kept.sort { SQLiteSemantics.compare($0, $1) < 0 }
+        sorted = kept
+        self.hasNull = hasNull
+    }
+
+    /// Whether a value of the list equals `subject` (not NULL) in SQLite's comparison.
+    func contains(_ subject: Value) -> Bool {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            let order = SQLiteSemantics.compare(sorted[middle], subject)
+            if order == 0 { return true }
+            if order < 0 { low = middle + 1 } else { high = middle }
+        }
+        return false
     }
 }

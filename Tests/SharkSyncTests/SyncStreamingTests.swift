@@ -92,6 +92,24 @@ struct SyncStreamingTests {
         #expect(try syncedContents(b.store) == syncedContents(a.store))
     }
 
+    @Test("an import of more than 10,000 rows of an entity reports them as unknown changes; a smaller one row by row")
+    func largeImportEvent() async throws {
+        let a = try streamingReplica(.memory, site: 1)
+        let b = try streamingReplica(.memory, site: 2)
+        defer { for engine in [a, b] { engine.store.close() } }
+        try a.store.commit((0..<10_000).map { SyncNote(title: "note \($0)") })
+        var events = b.store.events().makeAsyncIterator()
+        try await b.importChanges(from: try await a.exportChanges())
+        let small = try #require(await events.next()?.entities["SyncNote"])
+        #expect(small.inserted.count == 10_000 && !small.hasUnknownChanges)
+        let vector = try await b.versionVector()
+        try a.store.commit((0..<10_001).map { SyncNote(title: "more \($0)") })
+        try await b.importChanges(from: try await a.exportChanges(since: vector))
+        let large = try #require(await events.next()?.entities["SyncNote"])
+        #expect(large.hasUnknownChanges && large.inserted.isEmpty)
+        #expect(try await SyncNote.query(in: b.store).count() == 20_001)
+    }
+
     @Test("a key a file names in two frames of an empty entity is refused, and the store keeps nothing")
     func keyInTwoFrames() throws {
         let a = try streamingReplica(.memory, site: 1)

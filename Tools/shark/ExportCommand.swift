@@ -70,7 +70,9 @@ struct ExportCommand: ParsableCommand {
             let engine = try SyncEngine(recordedIn: store)
             // Written as the rows are read, a page at a time: the file is never held whole.
             let bytes = try withProgress("exporting") {
-                if output == "-" { return try engine.exportChanges(since: peer, key: key, to: FileHandle.standardOutput) }
+                if output == "-" {
+                    return try engine.exportChanges(since: peer, key: key, to: FileHandle.standardOutput)
+                }
                 do {
                     return try engine.exportChanges(since: peer, key: key, to: URL(fileURLWithPath: output))
                 } catch SyncError.file(let detail) {

@@ -61,8 +61,9 @@ public struct EntityChanges: Sendable, Hashable {
     public var updated: [Value: Set<String>] = [:]
     /// The keys of the rows removed, in the order removed.
     public var removed: [Value] = []
-    /// Raw SQL wrote to the entity: which rows, and how, is unknown, so anything derived from
-    /// the entity must be read again.
+    /// Raw SQL wrote to the entity, or a sync import changed more than 10,000 of its rows
+    /// (listing each would cost memory in proportion to the import): which rows, and how, is
+    /// unknown, so anything derived from the entity must be read again.
     public var hasUnknownChanges = false
 
     /// No changes yet; fill the lists to build an event by hand (see ``CommitEvent/init(sequence:origin:entities:)``).

@@ -23,7 +23,18 @@ final class TransactionStack: @unchecked Sendable {
         /// The changes of this level, for observers and events; recorded only when someone
         /// listens (see `recordsChanges`).
         var changes: [RecordedChange] = []
+        /// How many imported changes of each entity this level recorded one by one.
+        var importedCounts: [String: Int] = [:]
+        /// The entities whose imported changes this level records as one change of unknown
+        /// rows (see ``importedRowsRecordedOneByOne``).
+        var collapsedImports: Set<String> = []
     }
+
+    /// The most imported changes of one entity a transaction records one by one: beyond it,
+    /// they are one change of unknown rows, as raw SQL's are. An import of ten million rows
+    /// would otherwise hold ten million changes (and build as many for its commit event);
+    /// observers of the entity refetch, as after raw SQL.
+    static let importedRowsRecordedOneByOne = 10_000
 
     // Unchecked: only touched under the store's write lock, and by every object of a bulk
     // commit, where run-time exclusivity checks cost more than the bookkeeping itself.
@@ -75,10 +86,37 @@ final class TransactionStack: @unchecked Sendable {
             if recentSchemas.count == 4 { recentSchemas.removeFirst() }
             recentSchemas.append(shared)
         }
+        if case .imported = origin, !byObserver, key != nil {
+            guard !levels.contains(where: { $0.collapsedImports.contains(schema.name) }) else { return }
+            let count = levels[levels.count - 1].importedCounts[schema.name, default: 0] + 1
+            levels[levels.count - 1].importedCounts[schema.name] = count
+            if count > Self.importedRowsRecordedOneByOne {
+                collapseImports(of: shared, origin: origin)
+                return
+            }
+        }
         levels[levels.count - 1].changes.append(
             RecordedChange(
                 shared: shared, key: key, operation: operation, columns: columns, origin: origin,
                 byObserver: byObserver))
+    }
+
+    /// Replaces the innermost level's imported changes of `shared`'s entity by one change of
+    /// unknown rows, which later ones join.
+    private func collapseImports(of shared: SharedSchema, origin: ChangeOrigin) {
+        let name = shared.schema.name
+        let last = levels.count - 1
+        levels[last].changes.removeAll { change in
+            if case .imported = change.origin, !change.byObserver, change.key != nil {
+                return change.shared.schema.name == name
+            }
+            return false
+        }
+        levels[last].collapsedImports.insert(name)
+        levels[last].changes.append(
+            RecordedChange(
+                shared: SharedSchema(EntitySchema(name: name, keyKind: .autoIncrement, columns: [])), key: nil,
+                operation: .unknown, columns: ColumnSet(), origin: origin, byObserver: false))
     }
 
     /// The changes observers have not seen, once every level has been folded into the
@@ -160,6 +198,8 @@ final class TransactionStack: @unchecked Sendable {
         levels[parent].afterCommit += level.afterCommit
         levels[parent].onRollback += level.onRollback
         levels[parent].changes += level.changes
+        levels[parent].collapsedImports.formUnion(level.collapsedImports)
+        levels[parent].importedCounts.merge(level.importedCounts, uniquingKeysWith: +)
         return []
     }
 

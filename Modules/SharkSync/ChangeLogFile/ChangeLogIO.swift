@@ -90,7 +90,9 @@ struct DescriptorChangeLogOutput: ChangeLogOutput {
         let contiguous = Array(bytes)
         var done = 0
         while done < contiguous.count {
-            let written = contiguous.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + done, $0.count - done) }
+            let written = contiguous.withUnsafeBytes {
+                systemWrite(descriptor, $0.baseAddress! + done, $0.count - done)
+            }
             if written < 0, errno == EINTR { continue }
             guard written > 0 else {
                 throw .file(.cannotWrite, "cannot write the change log: \(FileChangeLogInput.reason())")

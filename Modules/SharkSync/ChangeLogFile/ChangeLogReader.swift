@@ -132,7 +132,8 @@ enum ChangeLogReader {
             guard Zlib.crc32(try input.bytes(at: offset, count: storedLength)) == crc else {
                 throw .corrupt(.checksumMismatch, "frame \(index): its checksum does not match")
             }
-            frames.append(OpenedChangeLog.Frame(offset: offset, storedLength: storedLength, inflatedLength: inflatedLength))
+            frames.append(
+                OpenedChangeLog.Frame(offset: offset, storedLength: storedLength, inflatedLength: inflatedLength))
             offset += storedLength
         }
         guard offset == trailerStart else { throw .corrupt(.trailingBytes, "bytes follow the last frame") }
@@ -342,7 +343,9 @@ struct OpenedChangeLog {
         for first in stride(from: 0, to: frames.count, by: Self.framesAtOnce) {
             let indexes = first..<min(first + Self.framesAtOnce, frames.count)
             var stored: [[UInt8]] = []
-            for index in indexes { stored.append(try input.bytes(at: frames[index].offset, count: frames[index].storedLength)) }
+            for index in indexes {
+                stored.append(try input.bytes(at: frames[index].offset, count: frames[index].storedLength))
+            }
             let (loaded, frames) = (stored, self.frames)
             let parsed = try FrameParallelism.map(indexes.count) { (position) throws(SyncError) in
                 let index = indexes.lowerBound + position
@@ -362,7 +365,8 @@ struct OpenedChangeLog {
                 guard frame.rows.count <= expectedRows[entity] - read[entity] else {
                     throw SyncError.corrupt(
                         .rowCountMismatch,
-                        "frame \(indexes.lowerBound + position): \(header.entities[entity].name) has more rows than the header counts")
+                        "frame \(indexes.lowerBound + position): \(header.entities[entity].name) has more rows than the header counts"
+                    )
                 }
                 read[entity] += frame.rows.count
                 try body(entity, frame.rows)
@@ -370,7 +374,8 @@ struct OpenedChangeLog {
         }
         for (index, entity) in header.entities.enumerated() where read[index] != expectedRows[index] {
             throw SyncError.corrupt(
-                .rowCountMismatch, "\(entity.name): the header counts \(expectedRows[index]) rows, the frames \(read[index])")
+                .rowCountMismatch,
+                "\(entity.name): the header counts \(expectedRows[index]) rows, the frames \(read[index])")
         }
     }
 }

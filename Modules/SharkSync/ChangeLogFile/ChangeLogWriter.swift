@@ -210,7 +210,8 @@ final class ChangeLogWriter {
             }
             for (offset, stored) in stored.enumerated() {
                 let payloadLength = spool.frames[indexes.lowerBound + offset].payloadLength
-                guard let storedLength = UInt32(exactly: stored.count), let payloadLength = UInt32(exactly: payloadLength)
+                guard let storedLength = UInt32(exactly: stored.count),
+                    let payloadLength = UInt32(exactly: payloadLength)
                 else { throw .tooLarge(.rowBytes, "a row of \(payloadLength) bytes does not fit a frame") }
                 var lengths = ByteWriter(capacity: 12)
                 lengths.append(uint32: storedLength)

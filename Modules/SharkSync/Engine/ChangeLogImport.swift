@@ -92,7 +92,9 @@ struct ChangeLogImport {
     mutating func finish() throws -> SyncImportSummary {
         for index in log.entities.indices {
             guard let start = started[index], !start.skipped.isEmpty else { continue }
-            summary.skippedColumns += start.skipped.sorted().map { "\(log.entities[index].name).\(start.mapping.names[$0])" }
+            summary.skippedColumns += start.skipped.sorted().map {
+                "\(log.entities[index].name).\(start.mapping.names[$0])"
+            }
         }
         claimSourceVector()
         try tx.writingBookkeeping { try tx.commit(sites.records) }

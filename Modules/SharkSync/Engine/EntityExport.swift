@@ -34,7 +34,10 @@ struct EntityExport {
     /// How many rows are gathered before their values are read and written.
     private static let page = ChangeLogFormat.rowsPerFrame
 
-    init(table: RowStateTable, schemas: [String: EntitySchema], peer: VersionVector, sites: SiteTable, writer: ChangeLogWriter) {
+    init(
+        table: RowStateTable, schemas: [String: EntitySchema], peer: VersionVector, sites: SiteTable,
+        writer: ChangeLogWriter
+    ) {
         self.table = table
         self.peer = peer
         self.sites = sites
@@ -131,7 +134,8 @@ struct EntityExport {
         var shared: [ColumnVersion] = []
         for (key, state, missing) in pending {
             guard state.exists else {
-                changes.append(RowChange(key: key, causalLength: state.causalLength, versions: [state.base], values: []))
+                changes.append(
+                    RowChange(key: key, causalLength: state.causalLength, versions: [state.base], values: []))
                 continue
             }
             guard let values = values[RowKey(key)] else { continue }

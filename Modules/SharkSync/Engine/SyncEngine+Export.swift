@@ -96,7 +96,8 @@ extension SyncEngine {
     /// The change log of an export, read from one snapshot and written to `output`, each
     /// entity a page of rows at a time (see ``EntityExport``).
     func writeChanges(
-        since peer: VersionVector, key: ChangeLogKey?, in snapshot: ReadTransaction, to output: inout some ChangeLogOutput
+        since peer: VersionVector, key: ChangeLogKey?, in snapshot: ReadTransaction,
+        to output: inout some ChangeLogOutput
     ) throws {
         let sites = SiteTable(try snapshot.fetch(SyncSiteRecord.query(in: store)))
         let writer = ChangeLogWriter(

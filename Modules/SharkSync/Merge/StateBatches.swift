@@ -86,7 +86,8 @@ extension RowStateTable {
     func writeBatch(_ keys: [Value], state: Data, in tx: WriteTransaction) throws {
         for start in stride(from: 0, to: keys.count, by: Self.largestBatch) {
             let part = Array(keys[start..<min(start + Self.largestBatch, keys.count)])
-            try tx.commit(SyncStateBatchRecord(entity: entity.name, state: state, keys: SyncStateBatchRecord.encode(part)))
+            try tx.commit(
+                SyncStateBatchRecord(entity: entity.name, state: state, keys: SyncStateBatchRecord.encode(part)))
         }
     }
 
