@@ -50,6 +50,10 @@ extension ConformanceSuite {
             name: "ordered windows continue after the last row: ties, NULLs, descending terms, expressions",
             requires: .any
         ) { try BatchTests().inOrder(driver: $0) },
+        ConformanceCheck(
+            suite: "Batches", name: "rows by name in windows: the rows fetchRows returns, in order, each once",
+            requires: .any
+        ) { try BatchTests().rows(driver: $0) },
         ConformanceCheck(suite: "Batches", name: "no matches, a bad size, and a body that throws", requires: .any) {
             try BatchTests().edges(driver: $0)
         },

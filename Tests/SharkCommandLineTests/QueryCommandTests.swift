@@ -1,4 +1,6 @@
 import Foundation
+import SharkORM
+import SharkSQLite
 import Testing
 
 @Suite("shark query")
@@ -67,5 +69,48 @@ struct QueryCommandTests {
         let lines = result.output.components(separatedBy: "\r\n")
         #expect(lines.first == "id,name,age,joined,salary,active,team")
         #expect(lines.dropFirst().first?.hasPrefix(Fixtures.bob.uuidString + ",\"Bob, \"\"the builder\"\"\",,") == true)
+    }
+
+    @Test("rows go out a window at a time: every format whole, in order, over several windows")
+    func manyWindows() throws {
+        let directory = try Fixtures.directory()
+        let path = directory.appendingPathComponent("many.sqlite").path
+        let store = try Store(.sqlite(path: path))
+        let joined = Date(timeIntervalSince1970: 1_700_000_000)
+        let members = (0..<2_345).map { index in
+            Member(
+                id: UUID(), name: index == 7 ? String(repeating: "w", count: 40) : "m\(index)", age: index % 90,
+                joined: joined, salary: Decimal(index), active: true)
+        }
+        try store.commit(members)
+        store.close()
+        let ordered = members.sorted { ($0.age ?? 0, $0.id.uuidString) < ($1.age ?? 0, $1.id.uuidString) }
+
+        let json = try SharkProcess.run(["query", path, "Member", "--order", "age", "--json"])
+        #expect(json.status == 0, "\(json.error)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: json.outputData) as? [[String: Any]])
+        #expect(rows.count == 2_345)
+        #expect(rows.map { $0["name"] as? String } == ordered.map(\.name))
+
+        let csv = try SharkProcess.run(["query", path, "Member", "--order", "age", "--format", "csv"])
+        #expect(csv.status == 0, "\(csv.error)")
+        let lines = csv.output.components(separatedBy: "\r\n")
+        #expect(lines.count == 1 + 2_345 + 1 && lines.last == "")
+        #expect(lines.first == "id,name,age,joined,salary,active,team")
+        #expect(lines[1...2_345].map { $0.split(separator: ",")[1] } == ordered.map { Substring($0.name) })
+
+        let table = try SharkProcess.run(["query", path, "Member", "--where", "age < ?", "45", "--order", "age"])
+        #expect(table.status == 0, "\(table.error)")
+        let tableLines = table.output.split(separator: "\n")
+        let expected = ordered.filter { ($0.age ?? 0) < 45 }
+        #expect(tableLines.count == 2 + expected.count + 1)
+        #expect(tableLines.filter { $0.hasPrefix("id ") }.count == 1)
+        #expect(tableLines.last == "(\(expected.count) rows)")
+        #expect(
+            tableLines.dropFirst(2).dropLast().map { $0.split(separator: " ")[0] }
+                == expected.map { Substring($0.id.uuidString) })
+
+        let empty = try SharkProcess.run(["query", path, "Member", "--where", "age > ?", "1000", "--json"])
+        #expect(empty.output == "[]\n")
     }
 }

@@ -71,14 +71,38 @@ struct QueryCommand: ParsableCommand {
             let parser = PredicateParser(schema: schema) { name in schemas.first { $0.name == name } }
             let filter = try predicate.map { try parser.predicate($0, textArguments: arguments) }
             let ordering = try order.map { try parser.ordering($0) } ?? []
-            let rows = try withProgress("querying \(schema.name)") {
-                try store.fetchRows(of: schema.name, where: filter, orderedBy: ordering, limit: limit, offset: offset)
-            }
             let recorded = LogicalTypes(schemas)
             let types = schema.columns.map { recorded.of($0.name, in: schema.name) }
-            let shown = rows.map { row in zip(row.values, types).map { ShownValue($0, logicalType: $1) } }
-            Terminal.write(Self.render(shown, columns: schema.columns.map(\.name), as: json ? .json : format))
+            // Rows are written as they are read, a window at a time: a table of ten million
+            // rows goes out with the memory of one window.
+            let total = try Self.rowCount(of: schema.name, in: store, where: filter, limit: limit, offset: offset)
+            let progress = Progress("querying \(schema.name)", total: total, unit: "rows")
+            defer { progress.finish() }
+            var output = RowOutput(columns: schema.columns.map(\.name), format: json ? .json : format)
+            try store.batchRows(
+                of: schema.name, where: filter, orderedBy: ordering, limit: limit, offset: offset,
+                size: Self.windowSize
+            ) { rows in
+                let shown = rows.map { row in zip(row.values, types).map { ShownValue($0, logicalType: $1) } }
+                progress.pause()
+                output.write(shown)
+                progress.advance(by: rows.count)
+            }
+            progress.finish()
+            output.finish()
         }
+    }
+
+    /// How many rows are read and written at a time.
+    static let windowSize = 1_000
+
+    /// How many rows the query returns, for the progress bar: a count, cheap next to the rows.
+    private static func rowCount(
+        of entity: String, in store: Store, where filter: QueryExpression?, limit: Int?, offset: Int?
+    ) throws -> Int {
+        let matching = try store.countRows(of: entity, where: filter)
+        let afterOffset = max(0, matching - (offset ?? 0))
+        return limit.map { min($0, afterOffset) } ?? afterOffset
     }
 
     /// The schema of `name` (exactly, or else regardless of case): a recorded entity's, or
@@ -98,19 +122,63 @@ struct QueryCommand: ParsableCommand {
                 + (names.isEmpty ? "none" : names.joined(separator: ", ")),
             exitCode: CommandFailure.usage)
     }
+}
 
-    static func render(_ rows: [[ShownValue]], columns: [String], as format: Format) -> String {
+/// The rows of `shark query` written as they come, in one of its formats: CSV and JSON as
+/// they would be whole; a table aligned on the widest cell seen so far (a window's cells
+/// widen the columns for the windows after it, never for the rows already written).
+struct RowOutput {
+    let columns: [String]
+    let format: QueryCommand.Format
+    private var written = 0
+    private var widths: [Int]?
+
+    init(columns: [String], format: QueryCommand.Format) {
+        self.columns = columns
+        self.format = format
+    }
+
+    mutating func write(_ rows: [[ShownValue]]) {
+        guard !rows.isEmpty else { return }
         switch format {
         case .table:
             var table = TextTable(headers: columns)
+            if let widths { table.minimumWidths = widths }
             for row in rows { table.append(row.map { (text: $0.text, isNumber: $0.isNumber) }) }
-            return table.rendered + "(\(rows.count) row\(rows.count == 1 ? "" : "s"))\n"
+            let (text, widths) = table.render(includingHeader: self.widths == nil)
+            self.widths = widths
+            Terminal.write(text)
         case .json:
-            return JSONText.array(rows.map { row in .object(zip(columns, row.map(\.json)).map { ($0, $1) }) }).rendered
+            var text = ""
+            for row in rows {
+                text += (written == 0 ? "[\n  " : ",\n  ")
+                let object = JSONText.object(zip(columns, row.map(\.json)).map { ($0, $1) }).rendered
+                text += object.dropLast().replacingOccurrences(of: "\n", with: "\n  ")
+                written += 1
+            }
+            Terminal.write(text)
+            return
         case .csv:
-            var lines = [columns.map { ShownValue.text($0).csvField }.joined(separator: ",")]
+            var lines = written == 0 ? [columns.map { ShownValue.text($0).csvField }.joined(separator: ",")] : []
             lines += rows.map { $0.map(\.csvField).joined(separator: ",") }
-            return lines.joined(separator: "\r\n") + "\r\n"
+            Terminal.write(lines.joined(separator: "\r\n") + "\r\n")
+        }
+        written += rows.count
+    }
+
+    /// Ends the output: the row count under a table, the closing bracket of JSON, and the
+    /// header alone for a result without rows.
+    mutating func finish() {
+        switch format {
+        case .table:
+            if widths == nil { Terminal.write(TextTable(headers: columns).render(includingHeader: true).text) }
+            Terminal.write("(\(written) row\(written == 1 ? "" : "s"))\n")
+        case .json:
+            Terminal.write(written == 0 ? "[]\n" : "\n]\n")
+        case .csv:
+            if written == 0 {
+                Terminal.write(columns.map { ShownValue.text($0).csvField }.joined(separator: ",") + "\r\n")
+            }
         }
     }
 }

@@ -99,6 +99,43 @@ struct BatchTests {
         #expect(seen.last == seen.first)
     }
 
+    /// `Store.batchRows`: for every shape of query, the windows add up to what `fetchRows`
+    /// returns at once, and `countRows` counts as many; a bad size or entity throws.
+    func rows(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = (0..<250).map { Person(name: "n\(($0 * 37) % 250)", age: $0 % 7, payrollNumber: $0) }
+        for (index, person) in people.enumerated() where !index.isMultiple(of: 3) { person.email = "e\(index % 11)" }
+        try store.commit(people)
+        let age = QueryExpression.column("age")
+        let shapes: [(String, QueryExpression?, [Ordering], Int?, Int?)] = [
+            ("everything", nil, [], nil, nil),
+            ("a filter", .comparison(.greater, age, .value(.integer(2))), [], nil, nil),
+            ("descending with NULLs", nil, [Ordering(.column("email"), ascending: false), Ordering(age)], nil, nil),
+            ("a window of its own", nil, [Ordering(age)], 101, 13),
+            ("a window without an ordering", nil, [], 80, 200),
+        ]
+        for (name, predicate, ordering, limit, offset) in shapes {
+            let expected = try store.fetchRows(
+                of: "Person", where: predicate, orderedBy: ordering, limit: limit, offset: offset)
+            for size in [1, 33, 1_000] {
+                var seen: [StoredRow] = []
+                try store.batchRows(
+                    of: "Person", where: predicate, orderedBy: ordering, limit: limit, offset: offset, size: size
+                ) { rows in
+                    #expect(rows.count <= size)
+                    seen += rows
+                }
+                #expect(seen == expected, "\(name), windows of \(size)")
+            }
+            if limit == nil, offset == nil {
+                #expect(try store.countRows(of: "Person", where: predicate) == expected.count, "\(name): the count")
+            }
+        }
+        #expect(throws: SharkError.self) { try store.batchRows(of: "Person", size: 0) { _ in } }
+        #expect(throws: SharkError.self) { try store.batchRows(of: "Nobody", size: 10) { _ in } }
+    }
+
     func edges(driver: ConformanceDriver) throws {
         let store = try driver.makeStore()
         defer { store.close() }

@@ -114,6 +114,23 @@ extension Store {
         let names = schema.columns.map(\.name)
         return try fetchRows(query, schema: schema).map { StoredRow(entity: schema.name, columns: names, values: $0) }
     }
+
+    /// How many rows of `entity` `predicate` matches (all of them without one): a count the
+    /// engine makes without reading the rows out. A table SharkORM did not make is counted
+    /// too, by ``readableSchema(of:)``.
+    ///
+    /// ```swift
+    /// let adults = try store.countRows(of: "Person", where: .comparison(.greaterOrEqual, .column("age"), .value(18)))
+    /// ```
+    public func countRows(of entity: String, where predicate: QueryExpression? = nil) throws -> Int {
+        let schema = try readableSchema(of: entity)
+        var query = EntityQuery(entity: schema.name)
+        if let predicate {
+            if let problem = predicate.problem { throw problem }
+            query.predicate = predicate
+        }
+        return try withReader { try $0.count(query, schema: schema) }
+    }
 }
 
 extension WriteTransaction {
