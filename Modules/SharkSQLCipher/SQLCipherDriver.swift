@@ -18,5 +18,6 @@ package final class SQLCipherDriver: IntegrityChecking, @unchecked Sendable {
     package func read<T>(_ body: (any DriverConnection) throws -> T) throws -> T { try sql.read(body) }
     package func close() { sql.close() }
     package var isReadOnly: Bool { sql.isReadOnly }
+    package var readsByKeyOnIdleWriter: Bool { sql.readsByKeyOnIdleWriter }
     package func checkIntegrity() throws -> [String] { try sql.checkIntegrity() }
 }

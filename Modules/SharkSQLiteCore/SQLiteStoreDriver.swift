@@ -98,6 +98,11 @@ package final class SQLiteStoreDriver: IntegrityChecking, @unchecked Sendable {
 
     package var writer: any DriverConnection { writerConnection }
 
+    /// A reader's page cache is dropped whenever another connection commits; the writer's,
+    /// which made the commit, is not: a lookup by key right after a commit costs on the
+    /// writer what it costs warm (SQLCipher's pages are not decrypted again).
+    package var readsByKeyOnIdleWriter: Bool { !isReadOnly }
+
     /// Refuses the paths SQLite reads as "a private in-memory database": the writer and every
     /// reader would each get their own, so commits would land where no query can see them.
     static func checkIsFilePath(_ path: String, driver: String) throws {

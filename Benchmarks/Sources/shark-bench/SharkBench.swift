@@ -71,6 +71,18 @@ struct SharkBench: ParsableCommand {
     )
     var batchMemory: Int?
 
+    @Option(
+        help:
+            "Instead of the workloads: fill a SQLite and a SQLCipher synced store with this many rows, and report the time and peak memory of shark query, export and import on them (see --shark)."
+    )
+    var cliMemory: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "The shark command line for --cli-memory (default: .build/release/shark of the package above).",
+            valueName: "path"))
+    var shark: String?
+
     @Option(help: "The window of --batch-memory.")
     var batchSize = 1_000
 
@@ -121,6 +133,16 @@ struct SharkBench: ParsableCommand {
         let folder =
             directory
             ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
+        if let rows = cliMemory {
+            // Benchmarks/.build/release/shark-bench → .build/release/shark of the root package.
+            let here = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+            let beside = here.deletingLastPathComponent().appendingPathComponent("../../../.build/release/shark")
+            let path = shark ?? beside.standardizedFileURL.path
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw ValidationError("no shark at \(path): build it (swift build -c release --product shark) or name it with --shark")
+            }
+            return try CommandLineMemory.measure(rows: rows, shark: path, directory: folder)
+        }
         var selection = workloads
         if observation || sync || scale {
             selection = WorkloadSelection(main: [], sync: sync, observation: observation, scale: scale)

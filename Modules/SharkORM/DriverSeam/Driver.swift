@@ -32,10 +32,19 @@
     /// accepts. The default, 500, suits SQLite (whose older versions bind at most 999
     /// parameters) and the memory engine.
     var keysPerRead: Int { get }
+    /// Whether a read of one row by key may run on the writer connection while no write is
+    /// under way (the store then holds the writer for it), because the writer answers it
+    /// from a warmer cache than a reader. SQLite drops a reader's whole page cache whenever
+    /// another connection has committed, so the first lookup after each commit reads (and
+    /// SQLCipher decrypts) its pages again; the writer, which made the commit, still holds
+    /// them. False by default: the writer reads only inside transactions.
+    var readsByKeyOnIdleWriter: Bool { get }
 }
 
 @_spi(SharkDriver) extension Driver {
     public var isReadOnly: Bool { false }
+
+    public var readsByKeyOnIdleWriter: Bool { false }
 
     public var keysPerRead: Int { 500 }
 }

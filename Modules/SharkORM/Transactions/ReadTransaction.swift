@@ -159,6 +159,15 @@ extension Store {
     @usableFromInline
     func readRow<M: Model>(of type: M.Type, key: Value, _ body: (any RowReader) throws -> Void) throws {
         let schema = try preparedSchema(for: M.self)
+        // A lookup by key outside any scope, while nothing writes: on the writer, whose cache
+        // the last commit left warm, where the driver says that is cheaper (see
+        // `Driver.readsByKeyOnIdleWriter`). One row: the writer is held for microseconds.
+        if driver.readsByKeyOnIdleWriter, TransactionScope.open.isEmpty, writerLock.try() {
+            defer { writerLock.unlock() }
+            try checkOpen()
+            try driver.writer.read(.key(key), schema: schema, body)
+            return
+        }
         try withReader { connection in try connection.read(.key(key), schema: schema, body) }
     }
 

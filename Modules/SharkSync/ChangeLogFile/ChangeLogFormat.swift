@@ -53,7 +53,9 @@ extension StorageType {
 }
 
 /// How much an import accepts before it reads a file: caps that stop a damaged or hostile
-/// file (a decompression bomb, a count of a billion rows) before memory is spent on it.
+/// file (a decompression bomb, a count of a billion rows) before work is spent on it. An
+/// import holds a few frames at a time, so the total bounds the work, not the memory: the
+/// default admits files of hundreds of millions of rows.
 ///
 /// ```swift
 /// var limits = ChangeLogLimits()
@@ -61,8 +63,9 @@ extension StorageType {
 /// try sync.importChanges(from: data, limits: limits)
 /// ```
 public struct ChangeLogLimits: Sendable, Hashable {
-    /// The most bytes all frames together may inflate to. Default: 1 GiB.
-    public var maximumInflatedBytes: Int = 1 << 30
+    /// The most bytes all frames together may inflate to. Default: 64 GiB (ten million rows
+    /// of a few columns inflate to about 600 MB).
+    public var maximumInflatedBytes: Int = 1 << 36
     /// The most bytes one frame may inflate to. Default: 64 MiB.
     public var maximumFrameBytes: Int = 64 << 20
     /// The most bytes the header may take. Default: 16 MiB.

@@ -82,13 +82,21 @@ extension RowStateTable {
     }
 
     /// Records that every row of `keys` (none of which has a state yet) has `state`.
-    /// They are recorded in batches of at most ``largestBatch`` keys.
+    /// They are recorded in batches of at most ``largestBatch`` keys, written as rows rather
+    /// than objects: a transaction keeps the objects it writes until it ends (to restore them
+    /// on a rollback), which for an import of ten million rows would be every batch's keys.
     func writeBatch(_ keys: [Value], state: Data, in tx: WriteTransaction) throws {
         for start in stride(from: 0, to: keys.count, by: Self.largestBatch) {
             let part = Array(keys[start..<min(start + Self.largestBatch, keys.count)])
-            try tx.commit(
-                SyncStateBatchRecord(entity: entity.name, state: state, keys: SyncStateBatchRecord.encode(part)))
+            _ = try tx.insertRow(
+                ["entity": .text(entity.name), "state": .blob(state), "keys": .blob(SyncStateBatchRecord.encode(part))],
+                into: SyncEngine.stateBatchEntity)
         }
+    }
+
+    /// Removes a batch's record, as a row (see ``writeBatch(_:state:in:)``).
+    private func removeBatch(_ record: SyncStateBatchRecord, in tx: WriteTransaction) throws {
+        _ = try tx.deleteRow(withKey: .integer(record.id), from: SyncEngine.stateBatchEntity)
     }
 
     /// Moves this entity's batched states into the state table, one row per key, before
@@ -109,7 +117,7 @@ extension RowStateTable {
         func foldGroup() throws {
             guard !group.isEmpty else { return }
             try writeStates(of: group, in: tx)
-            for batch in group { try tx.remove(batch.record) }
+            for batch in group { try removeBatch(batch.record, in: tx) }
             group.removeAll(keepingCapacity: true)
             folded = true
         }
@@ -163,10 +171,11 @@ extension RowStateTable {
         try writeStates(of: leaving, in: tx)
         for (record, kept) in staying {
             if kept.isEmpty {
-                try tx.remove(record)
+                try removeBatch(record, in: tx)
             } else {
-                record.keys = SyncStateBatchRecord.encode(kept)
-                try tx.commit(record)
+                _ = try tx.updateRow(
+                    withKey: .integer(record.id), in: SyncEngine.stateBatchEntity,
+                    setting: ["keys": .blob(SyncStateBatchRecord.encode(kept))])
             }
         }
         return true
