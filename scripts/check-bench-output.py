@@ -47,7 +47,7 @@ def main(json_path, svg_path):
             if not timing["minMilliseconds"] <= timing["medianMilliseconds"] <= timing["maxMilliseconds"]:
                 fail(f"{workload_id} {backend}: the median is outside min–max")
     for section, keys in [
-        ("sync", ["captureRatio", "bytesPerChange", "exportChangesPerSecond", "importShareOfPlainInserts", "firstUpdateMilliseconds", "exportPeakMegabytes", "importPeakMegabytes"]),
+        ("sync", ["captureRatio", "bytesPerChange", "exportChangesPerSecond", "importShareOfPlainInserts", "firstUpdateMilliseconds", "exportPeakMegabytes", "importPeakMegabytes", "recentExportMilliseconds"]),
         ("observation", ["ratio", "latencyMedianMilliseconds", "latencyP99Milliseconds", "deliveries"]),
     ]:
         figures = {figure["backend"]: figure for figure in results.get(section) or []}

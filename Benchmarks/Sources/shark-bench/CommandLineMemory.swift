@@ -44,8 +44,11 @@ enum CommandLineMemory {
                 ("import", ["import", target, log]),
             ] {
                 let result = try run(shark, arguments, environment: environment)
-                measures.append(Measure(database: name, command: command, seconds: result.seconds, peakMegabytes: result.peak))
-                print("\(name) \(command): \(String(format: "%.1f", result.seconds)) s, peak \(String(format: "%.1f", result.peak)) MB")
+                measures.append(
+                    Measure(database: name, command: command, seconds: result.seconds, peakMegabytes: result.peak))
+                print(
+                    "\(name) \(command): \(String(format: "%.1f", result.seconds)) s, peak \(String(format: "%.1f", result.peak)) MB"
+                )
             }
             let imported = try Store(configuration(path: target, encrypted: encrypted))
             let count = try SyncRow4.query(in: imported).count()
@@ -101,7 +104,9 @@ enum CommandLineMemory {
         var pid: pid_t = 0
         let started = ContinuousClock.now
         let spawned = posix_spawn(&pid, shark, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw BenchError.wrongResult("cannot run \(shark): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw BenchError.wrongResult("cannot run \(shark): \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {

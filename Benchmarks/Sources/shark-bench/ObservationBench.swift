@@ -31,8 +31,10 @@ enum ObservationBench {
         var deliveries: Int
     }
 
-    /// The observers: a filter, a count, aggregates, ordered limits, a relationship path.
-    static func observers(_ store: Store) throws -> [LiveQuery<[Int]>] {
+    /// The observers: a filter, a count, aggregates, ordered limits, a relationship path. On a
+    /// store that already holds rows (`base`), the three of the scale goal: a count, a count
+    /// filtered on an indexed column, and a fetch whose filter matches at most 100 rows.
+    static func observers(_ store: Store, base: Int) throws -> [LiveQuery<[Int]>] {
         func keys(_ query: Query<Event10>) -> LiveQuery<[Int]> {
             store.observe { try await query.ids().map(Int.init) }
         }
@@ -40,6 +42,13 @@ enum ObservationBench {
             store.observe { [try await compute() ?? -1] }
         }
         let events = try Event10.query(in: store)
+        if base > 0 {
+            return [
+                number { try await events.count() },
+                number { try await events.where(\.kind == 7).count() },
+                keys(events.where(\.kind == 7 && \.amount == 500).limit(100)),
+            ]
+        }
         return [
             keys(events.where(\.kind == 7)),  // a filter
             number { try await events.count() },  // a count
@@ -54,15 +63,15 @@ enum ObservationBench {
         ]
     }
 
-    static func run(_ kind: BackendKind, commits: Int, batch: Int, directory: String) throws -> Result {
+    static func run(_ kind: BackendKind, commits: Int, batch: Int, base: Int, directory: String) throws -> Result {
         let box = Mutex<Swift.Result<Result, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             do {
                 let plain = try await measure(
-                    kind, commits: commits, batch: batch, directory: directory, observed: false)
+                    kind, commits: commits, batch: batch, base: base, directory: directory, observed: false)
                 let observed = try await measure(
-                    kind, commits: commits, batch: batch, directory: directory, observed: true)
+                    kind, commits: commits, batch: batch, base: base, directory: directory, observed: true)
                 box.withLock {
                     $0 = .success(
                         Result(
@@ -79,15 +88,22 @@ enum ObservationBench {
     }
 
     private static func measure(
-        _ kind: BackendKind, commits: Int, batch: Int, directory: String, observed: Bool
+        _ kind: BackendKind, commits: Int, batch: Int, base: Int, directory: String, observed: Bool
     ) async throws -> (time: Duration, latencies: Histogram<UInt64>, deliveries: Int) {
         let (store, dispose) = try SharkStoreRuns.open(kind, directory: directory, workload: "observation")
         defer { dispose() }
         try store.commit((0..<100).map { Team10(name: "team \($0)") })
         _ = try store.prepare(Event10.self)
+        // The rows already there, unobserved and untimed, in commits of 10,000.
+        for start in stride(from: 0, to: base, by: 10_000) {
+            try store.commit(
+                (start..<min(start + 10_000, base)).map { row in
+                    Event10(kind: row % 100, amount: (row * 7919) % 1000, team: nil)
+                })
+        }
         // When each commit finished, by commit number, for the latencies.
         let committedAt = CommitTimes()
-        let observers = observed ? try observers(store) : []
+        let observers = observed ? try observers(store, base: base) : []
         let consumers = observers.map { live in
             Task { () -> (Histogram<UInt64>, Int) in
                 var latencies = Histogram<UInt64>(
@@ -161,15 +177,17 @@ struct ObservationFigures: Codable {
     var latencyMedianMilliseconds: Double
     var latencyP99Milliseconds: Double
     var deliveries: Int
+    /// The rows the store held before the commits (absent: none, and the ten observers).
+    var base: Int?
 }
 
 extension ObservationBench {
     /// O, `runs` times per SharkORM backend among `backends`, alternated.
-    static func measure(_ backends: [BackendKind], runs: Int, commits: Int, batch: Int, directory: String) throws
-        -> [ObservationFigures]
-    {
+    static func measure(
+        _ backends: [BackendKind], runs: Int, commits: Int, batch: Int, base: Int = 0, directory: String
+    ) throws -> [ObservationFigures] {
         let (kinds, results) = try SharkStoreRuns.alternating(backends, runs: runs, label: "O") { kind in
-            try run(kind, commits: commits, batch: batch, directory: directory)
+            try run(kind, commits: commits, batch: batch, base: base, directory: directory)
         }
         return kinds.map { kind in
             let runs = results[kind] ?? []
@@ -183,7 +201,7 @@ extension ObservationBench {
                 ratioMin: ratios.first ?? 0, ratioMax: ratios.last ?? 0,
                 latencyMedianMilliseconds: Double(latencies.valueAtPercentile(50)) / 1e6,
                 latencyP99Milliseconds: Double(latencies.valueAtPercentile(99)) / 1e6,
-                deliveries: runs.map(\.deliveries).reduce(0, +) / max(1, runs.count))
+                deliveries: runs.map(\.deliveries).reduce(0, +) / max(1, runs.count), base: base)
         }
     }
 
@@ -201,11 +219,17 @@ extension ObservationBench {
             ]
         }
         let header = [
-            "driver", "no observer (ms)", "10 observers, until caught up (ms)", "ratio", "spread of ratios",
+            "driver", "no observer (ms)", "observed, until caught up (ms)", "ratio", "spread of ratios",
             "latency median (ms)", "latency p99 (ms)", "deliveries",
         ]
-        return "O: \(first.commits) commits of \(first.batch) inserted objects, without and with 10 live queries "
-            + "observing; median of \(runs) runs (\(SharkStoreRuns.buildDescription))\n\n"
+        let base = first.base ?? 0
+        let observing =
+            base > 0
+            ? "on a store of \(base) rows, without and with 3 live queries (a count, a count filtered on an "
+                + "indexed column, a fetch of at most 100 rows) observing"
+            : "without and with 10 live queries observing"
+        return "O: \(first.commits) commits of \(first.batch) inserted objects, \(observing); "
+            + "median of \(runs) runs (\(SharkStoreRuns.buildDescription))\n\n"
             + markdownTable(header, rows).joined(separator: "\n")
     }
 }

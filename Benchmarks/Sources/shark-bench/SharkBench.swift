@@ -122,6 +122,12 @@ struct SharkBench: ParsableCommand {
     @Option(help: "O: how many objects each commit inserts.")
     var batch = 100
 
+    @Option(
+        help:
+            "O: rows the store holds before the commits; with any, the observers are a count, a filtered count and a small fetch."
+    )
+    var observeBase = 0
+
     mutating func run() throws {
         if let path = batchIterate { return try BatchMemory.iterate(path: path, size: batchSize) }
         if let rows = batchMemory {
@@ -139,7 +145,8 @@ struct SharkBench: ParsableCommand {
             let beside = here.deletingLastPathComponent().appendingPathComponent("../../../.build/release/shark")
             let path = shark ?? beside.standardizedFileURL.path
             guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw ValidationError("no shark at \(path): build it (swift build -c release --product shark) or name it with --shark")
+                throw ValidationError(
+                    "no shark at \(path): build it (swift build -c release --product shark) or name it with --shark")
             }
             return try CommandLineMemory.measure(rows: rows, shark: path, directory: folder)
         }
@@ -187,7 +194,7 @@ struct SharkBench: ParsableCommand {
         if selection.observation {
             let commits = self.commits ?? max(10, rows / max(1, batch))
             let figures = try ObservationBench.measure(
-                backends, runs: runs, commits: commits, batch: batch, directory: folder)
+                backends, runs: runs, commits: commits, batch: batch, base: observeBase, directory: folder)
             let table = ObservationBench.table(figures, runs: runs)
             print("\n" + table)
             markdownSections.append(table)

@@ -31,6 +31,9 @@ enum SyncBench {
         /// The most heap the export to a file, and the import from it, held above their start.
         var exportPeakBytes: Int
         var importPeakBytes: Int
+        /// An export of the last 100 changes (the first update and 99 more) since the vector
+        /// from before them: what a peer that is almost up to date asks for.
+        var recentExport: Duration
     }
 
     static let commitSize = 1_000
@@ -64,17 +67,29 @@ enum SyncBench {
         guard let changed = try SyncRow4.query(in: synced).first() else {
             throw BenchError.wrongResult("S: the synced store has no rows")
         }
+        let before = try sender.versionVector()
         changed.amount += 1
         var start = ContinuousClock.now
         try synced.commit(changed)
         let firstUpdate = ContinuousClock.now - start
+        let more = try SyncRow4.query(in: synced).orderByDescending(\.id).limit(99).fetch()
+        for row in more { row.kind += 1 }
+        try synced.commit(more)
+        start = ContinuousClock.now
+        let recent = try sender.exportChanges(since: before)
+        let recentExport = ContinuousClock.now - start
+        guard try ChangeLogHeader(reading: recent).rowCount == 100 else {
+            throw BenchError.wrongResult("S: the export since the vector before the last 100 changes has another count")
+        }
 
         // Through a file, as a large log should travel: written and read a page at a time.
         let file = URL(fileURLWithPath: directory + "/shark-sync-\(UUID().uuidString).sharklog")
         defer { try? FileManager.default.removeItem(at: file) }
         start = ContinuousClock.now
         var fileBytes = 0
-        let exportPeakBytes = try PeakMemory.measure { fileBytes = try sender.exportChanges(to: file) }
+        let exportPeakBytes = try PeakMemory.measure(every: .milliseconds(25)) {
+            fileBytes = try sender.exportChanges(to: file)
+        }
         let export = ContinuousClock.now - start
 
         let (receiving, closeReceiving) = try SharkStoreRuns.open(kind, directory: directory, workload: "sync")
@@ -82,7 +97,9 @@ enum SyncBench {
         let receiver = try SyncEngine(store: receiving, lineage: "bench", models: [SyncRow4.self])
         start = ContinuousClock.now
         var summary = SyncImportSummary()
-        let importPeakBytes = try PeakMemory.measure { summary = try receiver.importChanges(from: file) }
+        let importPeakBytes = try PeakMemory.measure(every: .milliseconds(25)) {
+            summary = try receiver.importChanges(from: file)
+        }
         let importTime = ContinuousClock.now - start
         guard summary.rowsApplied == changes, try SyncRow4.query(in: receiving).count() == changes else {
             throw BenchError.wrongResult("S: the import applied \(summary.rowsApplied) of \(changes) rows")
@@ -90,7 +107,7 @@ enum SyncBench {
         return Result(
             plainInsert: plainInsert, syncedInsert: syncedInsert, export: export, fileBytes: fileBytes,
             importTime: importTime, firstUpdate: firstUpdate, exportPeakBytes: exportPeakBytes,
-            importPeakBytes: importPeakBytes)
+            importPeakBytes: importPeakBytes, recentExport: recentExport)
     }
 }
 
@@ -119,6 +136,8 @@ struct SyncFigures: Codable {
     /// The same for the import from that file (for the memory driver it includes the rows
     /// the store itself takes on).
     var importPeakMegabytes: Double?
+    /// The export of the last 100 changes since the vector before them, in milliseconds.
+    var recentExportMilliseconds: Double?
 }
 
 extension SyncBench {
@@ -140,7 +159,8 @@ extension SyncBench {
                 importShareOfPlainInserts: median(runs.map { $0.plainInsert.seconds / $0.importTime.seconds }),
                 firstUpdateMilliseconds: median(runs.map(\.firstUpdate.seconds)) * 1000,
                 exportPeakMegabytes: median(runs.map { Double($0.exportPeakBytes) / 1_048_576 }),
-                importPeakMegabytes: median(runs.map { Double($0.importPeakBytes) / 1_048_576 }))
+                importPeakMegabytes: median(runs.map { Double($0.importPeakBytes) / 1_048_576 }),
+                recentExportMilliseconds: median(runs.map(\.recentExport.seconds)) * 1000)
         }
     }
 
@@ -159,17 +179,18 @@ extension SyncBench {
                 figure.firstUpdateMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
                 figure.exportPeakMegabytes.map { String(format: "%.1f", $0) } ?? "—",
                 figure.importPeakMegabytes.map { String(format: "%.1f", $0) } ?? "—",
+                figure.recentExportMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
             ]
         }
         let header = [
             "driver", "insert, sync off (ms)", "insert, sync on (ms)", "capture cost", "bytes per change",
             "export (changes/s)", "import (ms)", "import vs plain inserts", "first update after (ms)",
-            "export peak heap (MB)", "import peak heap (MB)",
+            "export peak heap (MB)", "import peak heap (MB)", "export of the last 100 changes (ms)",
         ]
         return
             "S: \(changes) inserted rows (UUID key, a short string, two integers) in commits of \(commitSize); "
             + "median of \(runs) runs (\(SharkStoreRuns.buildDescription)); the log goes through a file, "
-            + "and the peaks are the heap held above the start of the export and the import "
+            + "and the peaks are the heap held above the start of the export and the import, sampled every 25 ms "
             + "(for the memory driver the import's includes the rows the store takes on)\n\n"
             + markdownTable(header, rows).joined(separator: "\n")
     }

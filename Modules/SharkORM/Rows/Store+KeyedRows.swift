@@ -30,6 +30,16 @@ extension Store {
         return try !fetchRows(query, schema: schema).isEmpty
     }
 
+    /// The rows of `schema` that `predicate` matches, in key order, values in schema order.
+    @_spi(SharkReplication) public func storedRows(of schema: EntitySchema, where predicate: QueryExpression) throws
+        -> [[Value]]
+    {
+        var query = EntityQuery(entity: schema.name)
+        query.predicate = predicate
+        query.ordering = [Ordering(.column(schema.key.name))]
+        return try fetchRows(query, schema: schema)
+    }
+
     /// At most `limit` rows of `schema` in key order, from the first key after `key` (from the
     /// first key with nil): what walks a large entity a page at a time, each page found
     /// through the key rather than by counting rows.

@@ -24,6 +24,7 @@ final class ChangeCapture: TransactionObserver {
     var protectedEntities: Set<String> {
         synced.union(tables.values.map(\.schema.name)).union([
             SyncEngine.siteEntity, SyncEngine.pendingEntity, SyncEngine.stateColumnsEntity, SyncEngine.stateBatchEntity,
+            StateBatchIndex.entity,
         ])
     }
 

@@ -79,20 +79,36 @@ struct EntityExport {
             guard rows.count == Self.page else { break }
             after = rows[rows.count - 1][0]
         }
-        try table.forEachBatch(in: store) { record in
-            let state = try table.decode(record.state, sites: sites)
+        // The batches, each as its index entry says: one the peer has is skipped without
+        // reading its keys (its record is not even read where the index is complete).
+        func exportBatch(state data: Data, keys: () throws -> [Value]) throws {
+            let state = try table.decode(data, sites: sites)
             guard state.exists, state.overrides.isEmpty else {
                 throw SyncError.corrupt(
                     .damagedMetadata, "a state batch of \(table.entity.name) holds a state it never batches")
             }
-            // A batch the peer has is skipped without reading its keys.
             if tombstones.isEmpty, peer.covers(site: state.base.site, sequence: state.base.sequence) { return }
-            for key in try record.decodedKeys() {
+            for key in try keys() {
                 if !tombstones.isEmpty, let tombstone = tombstones.removeValue(forKey: RowKey(key)) {
                     try consider(key, RowStateTable.resolve(tombstone.state, with: state), in: store)
                 } else {
                     try consider(key, state, in: store)
                 }
+            }
+        }
+        if try StateBatchIndex.isComplete(for: table.entity.name, in: store) {
+            for entry in try StateBatchIndex.entries(of: table.entity.name, in: store) {
+                try exportBatch(state: entry.state) {
+                    guard let record = try SyncStateBatchRecord.query(in: store).where(\.id == entry.id).first() else {
+                        throw SyncError.corrupt(
+                            .damagedMetadata, "the index of \(table.entity.name)'s state batches names a missing batch")
+                    }
+                    return try record.decodedKeys()
+                }
+            }
+        } else {
+            try table.forEachBatch(in: store) { record in
+                try exportBatch(state: record.state) { try record.decodedKeys() }
             }
         }
         for rowKey in tombstoneOrder {

@@ -101,6 +101,7 @@ public final class SyncEngine: Sendable {
             try store.prepare(SyncPendingRecord.self)
             try store.prepare(SyncStateColumnsRecord.self)
             try store.prepare(SyncStateBatchRecord.self)
+            try store.prepareInternal(StateBatchIndex.schema)
             site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
         }
         self.store = store
@@ -120,6 +121,7 @@ public final class SyncEngine: Sendable {
         }
         store.addTransactionObserver(capture)
         do {
+            try indexUnindexedBatches()
             try catchUpStateColumns()
             try applyPending()
         } catch {

@@ -88,15 +88,20 @@ extension RowStateTable {
     func writeBatch(_ keys: [Value], state: Data, in tx: WriteTransaction) throws {
         for start in stride(from: 0, to: keys.count, by: Self.largestBatch) {
             let part = Array(keys[start..<min(start + Self.largestBatch, keys.count)])
-            _ = try tx.insertRow(
-                ["entity": .text(entity.name), "state": .blob(state), "keys": .blob(SyncStateBatchRecord.encode(part))],
+            let id = try tx.insertRow(
+                [
+                    "entity": .text(entity.name), "state": .blob(state),
+                    "keys": .blob(SyncStateBatchRecord.encode(part)),
+                ],
                 into: SyncEngine.stateBatchEntity)
+            try StateBatchIndex.add(id: id, entity: entity.name, state: state, keys: part, in: tx)
         }
     }
 
     /// Removes a batch's record, as a row (see ``writeBatch(_:state:in:)``).
     private func removeBatch(_ record: SyncStateBatchRecord, in tx: WriteTransaction) throws {
         _ = try tx.deleteRow(withKey: .integer(record.id), from: SyncEngine.stateBatchEntity)
+        try StateBatchIndex.remove(id: record.id, in: tx)
     }
 
     /// Moves this entity's batched states into the state table, one row per key, before
@@ -157,15 +162,22 @@ extension RowStateTable {
         let wanted = Set(keys.map(RowKey.init))
         var leaving: [(record: SyncStateBatchRecord, state: Data, keys: [Value])] = []
         var staying: [(record: SyncStateBatchRecord, keys: [Value])] = []
-        try forEachBatch(in: tx.store) { record in
-            var moved: [Value] = []
-            var kept: [Value] = []
-            for key in try record.decodedKeys() {
-                if wanted.contains(RowKey(key)) { moved.append(key) } else { kept.append(key) }
+        let candidates = try StateBatchIndex.entries(of: entity.name, in: tx.store).compactMap { entry in
+            entry.mayHold(any: keys) ? entry.id : nil
+        }
+        guard !candidates.isEmpty else { return false }
+        for start in stride(from: 0, to: candidates.count, by: 16) {
+            let slice = Array(candidates[start..<min(start + 16, candidates.count)])
+            for record in try SyncStateBatchRecord.query(in: tx.store).where(.isIn(\.id, slice)).orderBy(\.id).fetch() {
+                var moved: [Value] = []
+                var kept: [Value] = []
+                for key in try record.decodedKeys() {
+                    if wanted.contains(RowKey(key)) { moved.append(key) } else { kept.append(key) }
+                }
+                guard !moved.isEmpty else { continue }
+                leaving.append((record, record.state, moved))
+                staying.append((record, kept))
             }
-            guard !moved.isEmpty else { return }
-            leaving.append((record, record.state, moved))
-            staying.append((record, kept))
         }
         guard !leaving.isEmpty else { return false }
         try writeStates(of: leaving, in: tx)
