@@ -16,7 +16,7 @@ struct SortedList<Element: SortedElement> {
     /// element by element), against the levels a lookup walks. In shark-bench's scale family
     /// (single runs, 10,000 to 1,000,000 rows), 256 made updates and removals 10–20% dearer
     /// at a million rows, and 64 made lookups 5–20% dearer at every size.
-    static var leafCapacity: Int { 128 }
+    static var leafCapacity: Int { Element.leafCapacity }
     static var branchCapacity: Int { 64 }
 
     /// A leaf (no children) or a branch (no elements of its own).
@@ -387,4 +387,10 @@ struct SortedList<Element: SortedElement> {
 /// An element of a ``SortedList``: a total order defined by a three-way comparison.
 protocol SortedElement {
     static func compare(_ lhs: Self, _ rhs: Self) -> Int
+    /// Elements per leaf (see ``SortedList/leafCapacity``).
+    static var leafCapacity: Int { get }
+}
+
+extension SortedElement {
+    static var leafCapacity: Int { 128 }
 }
