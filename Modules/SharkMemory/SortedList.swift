@@ -319,23 +319,33 @@ struct SortedList<Element: SortedElement> {
     }
 
     /// Replaces the element equal to `element` (same order) by `element`.
+    /// Replaces the element that compares equal to `element`, which the caller knows is there
+    /// (a row it just read, an index entry of it): one descent, without a search first. Were
+    /// it missing, the nodes copied on the way would hold what they held.
     mutating func replace(_ element: Element) {
-        guard root.map({ Self.contains(element, under: $0) }) == true, let node = uniqueRoot() else { return }
+        guard let node = uniqueRoot() else { return }
         Self.replace(element, in: node)
     }
 
-    private static func replace(_ element: Element, in node: Node) {
+    /// Returns whether the element replaced was the last of `node`: only then does its
+    /// parent's copy of that last element change (an equal element compares the same, but
+    /// the old one would keep its row alive).
+    @discardableResult
+    private static func replace(_ element: Element, in node: Node) -> Bool {
         if node.isLeaf {
             let offset = partition(node.elements) { Element.compare($0, element) < 0 }
-            guard offset < node.elements.count, Element.compare(node.elements[offset], element) == 0 else { return }
+            guard offset < node.elements.count, Element.compare(node.elements[offset], element) == 0 else {
+                return false
+            }
             node.elements[offset] = element
-            return
+            return offset == node.elements.count - 1
         }
         let child = partition(node.lasts) { Element.compare($0, element) < 0 }
-        guard child < node.children.count else { return }
+        guard child < node.children.count else { return false }
         let target = uniqueChild(child, of: node)
-        replace(element, in: target)
-        node.lasts[child] = target.last!
+        guard replace(element, in: target) else { return false }
+        node.lasts[child] = element
+        return child == node.children.count - 1
     }
 
     /// Appends an element known to sort after every element (bulk building).
@@ -372,15 +382,20 @@ struct SortedList<Element: SortedElement> {
         return offset < node.elements.count && Element.compare(node.elements[offset], element) == 0
     }
 
-    /// The first index of `elements` for which `isBefore` is false.
-    private static func partition(_ elements: [Element], _ isBefore: (Element) -> Bool) -> Int {
-        var low = 0
-        var high = elements.count
-        while low < high {
-            let middle = (low + high) / 2
-            if isBefore(elements[middle]) { low = middle + 1 } else { high = middle }
+    /// The first index of `elements` for which `isBefore` is false. Elements are compared
+    /// where they lie (through a pointer), never copied: a copy of an index entry retains and
+    /// releases four references, and a search makes a dozen comparisons.
+    private static func partition(_ elements: [Element], _ isBefore: (borrowing Element) -> Bool) -> Int {
+        elements.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            var low = 0
+            var high = buffer.count
+            while low < high {
+                let middle = (low + high) / 2
+                if isBefore(base[middle]) { low = middle + 1 } else { high = middle }
+            }
+            return low
         }
-        return low
     }
 }
 
