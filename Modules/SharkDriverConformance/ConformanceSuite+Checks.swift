@@ -464,6 +464,12 @@ extension ConformanceSuite {
             try OrderingTests().tiesBreakByKey(driver: $0)
         },
         ConformanceCheck(
+            suite: "Result order",
+            name:
+                "descending orders on an index or the key: every window a slice of the whole, ties by key, NULLs last",
+            requires: .any
+        ) { try OrderingTests().descendingWindows(driver: $0) },
+        ConformanceCheck(
             suite: "Predicates", name: "notLike and notIn never match NULL, but NOT IN () matches everything",
             requires: .any
         ) { try PredicateTests().negations(driver: $0) },

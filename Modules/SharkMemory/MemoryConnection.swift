@@ -439,7 +439,9 @@ extension AccessPath: CustomStringConvertible {
         case .indexRange(let index, _, _): return "SEARCH USING INDEX #\(index) RANGE"
         case .indexValues(let index, _): return "SEARCH USING INDEX #\(index) IN"
         case .indexOrder(let index): return "SCAN USING INDEX #\(index) ORDER"
+        case .indexOrderDescending(let index): return "SCAN USING INDEX #\(index) ORDER DESC"
         case .fullScan: return "SCAN"
+        case .fullScanDescending: return "SCAN DESC"
         }
     }
 }

@@ -182,6 +182,31 @@ struct QueryExecution {
         case .indexOrder(let position):
             let entries = table.indexes[position].entries
             entries.forEach(from: entries.startPosition) { entry in offer(entry.row) }
+        case .fullScanDescending:
+            table.ordered.forEachBackwards { keyed in offer(keyed.row) }
+        case .indexOrderDescending(let position):
+            // Backwards, entries of one value come in descending key order: each run of equal
+            // values is gathered and offered in key order, as the ordering's tie-break wants.
+            var run: [Row] = []
+            var runValue: Value?
+            var stopped = false
+            func offerRun() -> Bool {
+                for row in run.reversed() where !offer(row) { return false }
+                run.removeAll(keepingCapacity: true)
+                return true
+            }
+            table.indexes[position].entries.forEachBackwards { entry in
+                if let value = runValue, SQLiteSemantics.compare(value, entry.first) != 0 {
+                    guard offerRun() else {
+                        stopped = true
+                        return false
+                    }
+                }
+                runValue = entry.first
+                run.append(entry.row)
+                return true
+            }
+            if !stopped { _ = offerRun() }
         }
     }
 

@@ -13,8 +13,13 @@ enum AccessPath: Equatable {
     case indexValues(index: Int, [Value])
     /// Every entry of a single-column index `index`, ascending: the ordering the query asks for.
     case indexOrder(index: Int)
+    /// Every entry of a single-column index `index`, its values descending (equal values in
+    /// key order): the ordering the query asks for.
+    case indexOrderDescending(index: Int)
     /// Every row, in key order.
     case fullScan
+    /// Every row, in descending key order: the ordering the query asks for.
+    case fullScanDescending
 
     struct Bound: Equatable {
         let value: Value
@@ -32,7 +37,7 @@ enum AccessPath: Equatable {
                 return false
             }
             return name == table.schema.columns[0].name
-        case .indexOrder: return true
+        case .indexOrder, .indexOrderDescending, .fullScanDescending: return true
         case .keys, .indexRange, .indexValues: return false
         }
     }
@@ -88,13 +93,14 @@ enum AccessPath: Equatable {
             }
         }
         if let best { return best.path }
-        // No usable condition: an index can still deliver the requested order.
-        if let first = query.ordering.first, query.ordering.count == 1, first.ascending,
+        // No usable condition: the key or an index can still deliver the requested order, either
+        // way (a descending walk of an index gives equal values in key order, the tie-break).
+        if let first = query.ordering.first, query.ordering.count == 1,
             case .column(let name) = first.expression, let column = schema.columnIndex(named: name)
         {
-            if column == 0 { return .fullScan }
+            if column == 0 { return first.ascending ? .fullScan : .fullScanDescending }
             if let index = table.indexes.firstIndex(where: { $0.columns == [column] }) {
-                return .indexOrder(index: index)
+                return first.ascending ? .indexOrder(index: index) : .indexOrderDescending(index: index)
             }
         }
         return .fullScan

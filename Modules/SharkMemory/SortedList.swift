@@ -178,6 +178,24 @@ struct SortedList<Element: SortedElement> {
         }
     }
 
+    /// Calls `body` for each element from the last backwards until it returns false: what a
+    /// descending order over the list reads, stopping as soon as a limit is met.
+    func forEachBackwards(_ body: (Element) throws -> Bool) rethrows {
+        guard let root else { return }
+        try Self.forEachBackwards(under: root, body)
+    }
+
+    /// Returns false once `body` has.
+    @discardableResult
+    private static func forEachBackwards(under node: Node, _ body: (Element) throws -> Bool) rethrows -> Bool {
+        if node.isLeaf {
+            for element in node.elements.reversed() where try !body(element) { return false }
+            return true
+        }
+        for child in node.children.reversed() where try !forEachBackwards(under: child, body) { return false }
+        return true
+    }
+
     // MARK: Writes
 
     /// Inserts `element` in order (after equal elements).

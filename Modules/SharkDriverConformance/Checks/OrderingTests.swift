@@ -39,4 +39,43 @@ struct OrderingTests {
         #expect(try Setting.query(in: store).orderBy(\.value).fetch().map(\.id) == ["a", "b", "c", "d"])
         #expect(try Setting.query(in: store).orderByDescending(\.value).fetch().map(\.id) == ["a", "b", "c", "d"])
     }
+
+    /// Descending orders on an indexed column and on the key, with ties, NULLs (last when
+    /// descending) and windows: every window is the same slice of the whole ordered result,
+    /// and a filter the index cannot answer still applies. (The memory engine walks the index
+    /// or the table backwards and stops at the window's end.)
+    func descendingWindows(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = (0..<120).map { Person(name: "n\(($0 * 7) % 13)", age: ($0 * 37) % 11, payrollNumber: $0) }
+        for (index, person) in people.enumerated() where index % 4 != 0 { person.email = "e\(index % 9)" }
+        try store.commit(people)
+        let all = try Person.query(in: store)
+        let queries: [(String, Query<Person>)] = [
+            ("an indexed column with ties", all.orderByDescending(\.age)),
+            ("another indexed column", all.orderByDescending(\.name)),
+            ("the key", all.orderByDescending(\.id)),
+            ("a column with NULLs", all.orderByDescending(\.email)),
+            ("an indexed column and a filter", all.where(\.email != nil).orderByDescending(\.age)),
+            ("the key and a filter", all.where(\.email == "e3").orderByDescending(\.id)),
+        ]
+        for (name, query) in queries {
+            let whole = try query.fetch().map(\.id)
+            #expect(Set(whole).count == whole.count, "\(name)")
+            for (offset, limit) in [(0, 1), (0, 7), (5, 10), (100, 50), (200, 5)] {
+                let window = try query.offset(offset).limit(limit).fetch().map(\.id)
+                #expect(
+                    window == Array(whole.dropFirst(offset).prefix(limit)), "\(name), offset \(offset) limit \(limit)")
+                #expect(try query.offset(offset).limit(limit).count() == window.count, "\(name): the count")
+            }
+        }
+        // Ties in the order of the key: ages descending, then keys ascending.
+        let byAge = try all.orderByDescending(\.age).fetch()
+        for (earlier, later) in zip(byAge, byAge.dropFirst()) {
+            #expect(earlier.age > later.age || (earlier.age == later.age && earlier.id < later.id))
+        }
+        // NULLs last when descending.
+        let emails = try all.orderByDescending(\.email).fetch().map(\.email)
+        #expect(emails.drop { $0 != nil }.allSatisfy { $0 == nil })
+    }
 }
