@@ -46,11 +46,6 @@ struct IndexEntry: SortedElement {
     /// The indexed values.
     var values: [Value] { [first] + rest }
 
-    /// Smaller leaves than a table's: an entry copies four references (a transaction's first
-    /// write to a leaf copies them all), and an index on a column of few values takes its
-    /// inserts scattered across its leaves, a leaf copied per row.
-    static var leafCapacity: Int { 32 }
-
     static func compare(_ lhs: IndexEntry, _ rhs: IndexEntry) -> Int {
         let order = SQLiteSemantics.compare(lhs.first, rhs.first)
         if order != 0 { return order }

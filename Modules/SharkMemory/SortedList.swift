@@ -15,8 +15,10 @@ struct SortedList<Element: SortedElement> {
     /// Elements per leaf: what a transaction's first write to a leaf copies (and retains,
     /// element by element), against the levels a lookup walks. In shark-bench's scale family
     /// (single runs, 10,000 to 1,000,000 rows), 256 made updates and removals 10–20% dearer
-    /// at a million rows, and 64 made lookups 5–20% dearer at every size.
-    static var leafCapacity: Int { Element.leafCapacity }
+    /// at a million rows, and 64 made lookups 5–20% dearer at every size. Index lists too:
+    /// leaves of 32 or 64 made single-row removals and updates at a million rows 5–20%
+    /// dearer (more branch levels to copy) and won little on commits scattered over an index.
+    static var leafCapacity: Int { 128 }
     static var branchCapacity: Int { 64 }
 
     /// A leaf (no children) or a branch (no elements of its own).
@@ -270,11 +272,10 @@ struct SortedList<Element: SortedElement> {
     /// Removes the element equal to `element` (by ``SortedElement/compare(_:_:)``), if any.
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
-        // Only the path to an element that is there is copied.
-        // (No binding of `root` may outlive the search: it would make the root look shared.)
-        guard root.map({ Self.contains(element, under: $0) }) == true, let node = uniqueRoot(),
-            Self.remove(element, from: node)
-        else { return false }
+        // One descent, copying the path as it goes: callers remove what they know is there
+        // (a row they just read, its index entries). Were it missing, the nodes copied on the
+        // way would hold what they held.
+        guard let node = uniqueRoot(), Self.remove(element, from: node) else { return false }
         count -= 1
         if count == 0 {
             root = nil
@@ -420,10 +421,4 @@ struct SortedList<Element: SortedElement> {
 /// An element of a ``SortedList``: a total order defined by a three-way comparison.
 protocol SortedElement {
     static func compare(_ lhs: Self, _ rhs: Self) -> Int
-    /// Elements per leaf (see ``SortedList/leafCapacity``).
-    static var leafCapacity: Int { get }
-}
-
-extension SortedElement {
-    static var leafCapacity: Int { 128 }
 }

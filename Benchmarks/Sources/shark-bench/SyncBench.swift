@@ -28,6 +28,8 @@ enum SyncBench {
         var importTime: Duration
         /// The first commit after the inserts that is not an insert: one row's update.
         var firstUpdate: Duration
+        /// An ordinary commit: the same row updated again, its state a row of its own by then.
+        var laterUpdate: Duration
         /// The most heap the export to a file, and the import from it, held above their start.
         var exportPeakBytes: Int
         var importPeakBytes: Int
@@ -72,6 +74,10 @@ enum SyncBench {
         var start = ContinuousClock.now
         try synced.commit(changed)
         let firstUpdate = ContinuousClock.now - start
+        changed.amount += 1
+        start = ContinuousClock.now
+        try synced.commit(changed)
+        let laterUpdate = ContinuousClock.now - start
         let more = try SyncRow4.query(in: synced).orderByDescending(\.id).limit(99).fetch()
         for row in more { row.kind += 1 }
         try synced.commit(more)
@@ -106,7 +112,8 @@ enum SyncBench {
         }
         return Result(
             plainInsert: plainInsert, syncedInsert: syncedInsert, export: export, fileBytes: fileBytes,
-            importTime: importTime, firstUpdate: firstUpdate, exportPeakBytes: exportPeakBytes,
+            importTime: importTime, firstUpdate: firstUpdate, laterUpdate: laterUpdate,
+            exportPeakBytes: exportPeakBytes,
             importPeakBytes: importPeakBytes, recentExport: recentExport)
     }
 }
@@ -130,6 +137,8 @@ struct SyncFigures: Codable {
     /// The first commit after the inserts that is not an insert (one row's update); absent
     /// from results written before it was measured.
     var firstUpdateMilliseconds: Double?
+    /// The same row updated again right after: an ordinary commit, to set the first against.
+    var laterUpdateMilliseconds: Double?
     /// The most heap the export to a file held above its start, in megabytes (median);
     /// absent from results written before it was measured.
     var exportPeakMegabytes: Double?
@@ -158,6 +167,7 @@ extension SyncBench {
                 importMilliseconds: median(runs.map(\.importTime.seconds)) * 1000,
                 importShareOfPlainInserts: median(runs.map { $0.plainInsert.seconds / $0.importTime.seconds }),
                 firstUpdateMilliseconds: median(runs.map(\.firstUpdate.seconds)) * 1000,
+                laterUpdateMilliseconds: median(runs.map(\.laterUpdate.seconds)) * 1000,
                 exportPeakMegabytes: median(runs.map { Double($0.exportPeakBytes) / 1_048_576 }),
                 importPeakMegabytes: median(runs.map { Double($0.importPeakBytes) / 1_048_576 }),
                 recentExportMilliseconds: median(runs.map(\.recentExport.seconds)) * 1000)
@@ -177,6 +187,7 @@ extension SyncBench {
                 String(format: "%.1f", figure.importMilliseconds),
                 String(format: "%.0f%%", figure.importShareOfPlainInserts * 100),
                 figure.firstUpdateMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
+                figure.laterUpdateMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
                 figure.exportPeakMegabytes.map { String(format: "%.1f", $0) } ?? "—",
                 figure.importPeakMegabytes.map { String(format: "%.1f", $0) } ?? "—",
                 figure.recentExportMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
@@ -185,6 +196,7 @@ extension SyncBench {
         let header = [
             "driver", "insert, sync off (ms)", "insert, sync on (ms)", "capture cost", "bytes per change",
             "export (changes/s)", "import (ms)", "import vs plain inserts", "first update after (ms)",
+            "a later update (ms)",
             "export peak heap (MB)", "import peak heap (MB)", "export of the last 100 changes (ms)",
         ]
         return

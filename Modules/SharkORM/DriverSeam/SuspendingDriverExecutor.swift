@@ -23,9 +23,9 @@ import Synchronization
 ///
 /// The store calls drivers only from threads that may block (its own worker threads for the
 /// async API, the app's thread for the blocking one). The operation runs with this executor
-/// as its task executor preference, so its continuations, and the default actors it calls,
-/// run on this executor's thread rather than on Swift's cooperative pool: no thread of the
-/// pool ever waits for another.
+/// as its task executor preference, so its continuations (and, as a rule, the default actors
+/// it calls) run on this executor's thread rather than on Swift's cooperative pool: no thread
+/// of the pool ever waits for another.
 ///
 /// An operation must not call back into the blocking seam of the same executor (it would
 /// wait for itself): that call throws ``SharkError/transactionMisuse(_:)``.
