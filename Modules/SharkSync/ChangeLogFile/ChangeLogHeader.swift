@@ -45,7 +45,7 @@ public struct ChangeLogHeader: Sendable {
         self.init(try ChangeLogReader.open(try FileChangeLogInput(url), key: key, limits: limits))
     }
 
-    /// Reads and checks `data`, as ``init(reading:key:limits:)-(URL,_,_)`` does a file.
+    /// Reads and checks `data`, as `init(reading:key:limits:)` with a URL does a file.
     ///
     /// ```swift
     /// let header = try ChangeLogHeader(reading: file)

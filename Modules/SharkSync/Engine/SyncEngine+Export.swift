@@ -5,7 +5,7 @@ extension SyncEngine {
     /// A change-log file of what this replica has that a peer whose version vector is `since`
     /// has not seen: the latest value of each changed column (not every value it had), and
     /// removed rows as tombstones. With no vector, everything. Sealed with `key` when given.
-    /// For a large store, export to a file (``exportChanges(since:key:to:)``): the bytes are
+    /// For a large store, export to a file (`exportChanges(since:key:to:)` with a URL): the bytes are
     /// then never held whole.
     ///
     /// ```swift

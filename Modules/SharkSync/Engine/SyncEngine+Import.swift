@@ -30,7 +30,7 @@ extension SyncEngine {
     /// The file is checked first (its digest, header, key and every frame's checksum): a
     /// damaged, truncated, foreign or future-version file, or a wrong key, throws a
     /// ``SyncError`` and leaves the store as it was. For a large log, import from a file
-    /// (``importChanges(from:key:limits:)-(URL,_,_)``): it is read a few frames at a time.
+    /// (`importChanges(from:key:limits:)` with a URL): it is read a few frames at a time.
     ///
     /// ```swift
     /// let summary = try sync.importChanges(from: file)
@@ -58,8 +58,8 @@ extension SyncEngine {
         return try await store.write { tx in try self.apply(opened, in: tx) }
     }
 
-    /// Applies the change-log file at `url`, as ``importChanges(from:key:limits:)-(Data,_,_)``
-    /// does with bytes, reading it a few frames at a time: memory stays a few megabytes
+    /// Applies the change-log file at `url`, as the form that takes `Data` does with bytes,
+    /// reading it a few frames at a time: memory stays a few megabytes
     /// whatever the file's size, and the import is still all of it or nothing. A file that
     /// cannot be read twice (a pipe, `/dev/stdin`) is first copied to a temporary file.
     ///
