@@ -37,7 +37,7 @@ public struct ChangeLogHeader: Sendable {
     /// read twice (a pipe) is copied to a temporary file first.
     ///
     /// ```swift
-    /// let header = try ChangeLogHeader(reading: url, key: key)
+    /// let header = try ChangeLogHeader(reading: URL(fileURLWithPath: "sealed.sharklog"), key: key)
     /// ```
     public init(reading url: URL, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits())
         throws(SyncError)
@@ -61,7 +61,8 @@ public struct ChangeLogHeader: Sendable {
     /// why). What decides whether to ask for a key.
     ///
     /// ```swift
-    /// let key = ChangeLogHeader.isEncrypted(url) ? try askForKey() : nil
+    /// let url = URL(fileURLWithPath: "notes.sharklog")
+    /// let needsKey = ChangeLogHeader.isEncrypted(url)
     /// ```
     public static func isEncrypted(_ url: URL) -> Bool {
         guard let input = try? FileChangeLogInput(url), input.length >= ChangeLogFormat.preambleLength,
