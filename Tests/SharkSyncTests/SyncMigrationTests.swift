@@ -1,10 +1,10 @@
 import Foundation
 @_spi(SharkDriver) import SharkORM
-import SharkSync
 import SharkTestSupport
 import Testing
 
 @testable import SharkDriverConformance
+@testable import SharkSync
 
 /// Replicas one migration apart: a renamed column still matches, and values for a column or
 /// an entity the receiver does not have yet are kept and applied once its migration adds them.
@@ -124,13 +124,19 @@ struct UncapturedRemovalTests {
             store: try TestDriver.memory.makeStore(), lineage: "uncaptured", models: [SyncNote.self, SyncFolder.self])
         defer { peer.store.close() }
 
+        // Inserts of `folders` with the same others each time, enough to make a batch (fewer
+        // rows get state rows).
+        let others = RowStateTable.smallestBatch - 1
+        func inBulk(_ folders: [SyncFolder], _ name: String) -> [SyncFolder] {
+            folders + (0..<others).map { SyncFolder(id: "other \($0)", name: name) }
+        }
         var store = try driver.openFile(file.path)
         var sync = try Self.engine(store)
-        try store.commit(SyncFolder(id: "folded", name: "one"))
+        try store.commit(SyncFolder(id: "folded", name: "one"))  // a state row
         let folded = try #require(try store.find(SyncFolder.self, id: "folded"))
         folded.name = "two"
-        try store.commit(folded)  // its batch becomes a state row
-        try store.commit(SyncFolder(id: "batched", name: "one"))  // a batch
+        try store.commit(folded)
+        try store.commit(inBulk([SyncFolder(id: "batched", name: "one")], "one"))  // a batch
         try peer.importChanges(from: try sync.exportChanges())
         store.close()
 
@@ -143,10 +149,12 @@ struct UncapturedRemovalTests {
         sync = try Self.engine(store)
         defer { store.close() }
         // Inserted again: batched, though each key has a state already.
-        try store.commit([SyncFolder(id: "batched", name: "three"), SyncFolder(id: "folded", name: "three")])
+        try store.commit(
+            inBulk([SyncFolder(id: "batched", name: "three"), SyncFolder(id: "folded", name: "three")], "three"))
         let contents = try ChangeLogContents(reading: try sync.exportChanges())
         let rows = contents.entities.flatMap(\.rows)
-        #expect(Set(rows.map(\.key)).count == 2)  // two live records of a key may both go: they merge alike
+        // Two live records of a key may both go: they merge alike.
+        #expect(Set(rows.map(\.key)).count == RowStateTable.smallestBatch + 1)
         #expect(rows.allSatisfy { !$0.isRemoval })
         try peer.importChanges(from: try sync.exportChanges())
         #expect(try syncedContents(peer.store) == syncedContents(store))
@@ -159,7 +167,9 @@ struct UncapturedRemovalTests {
             try store.commit(again)
             try peer.importChanges(from: try sync.exportChanges(since: try peer.versionVector()))
             #expect(try syncedContents(peer.store) == syncedContents(store))
-            #expect(try store.fetchRows(of: "SharkSyncStateBatch").count == (id == "batched" ? 1 : 0))
+            // Two batches: the first insert's (1 + others keys), the second's (2 + others).
+            let batched = try SyncStateBatchRecord.query(in: store).fetch().flatMap { try $0.decodedKeys() }
+            #expect(batched.count == 2 * others + (id == "batched" ? 1 : 0))
         }
     }
 }

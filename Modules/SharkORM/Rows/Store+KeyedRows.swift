@@ -53,6 +53,21 @@ extension Store {
         return try fetchRows(query, schema: schema)
     }
 
+    /// At most `limit` rows of `schema` that `predicate` matches (all rows without one), in
+    /// `ordering` then key order: what walks an index a page at a time, each page found
+    /// through the index rather than by counting rows.
+    @_spi(SharkReplication) public func storedRows(
+        of schema: EntitySchema, where predicate: QueryExpression?, orderedBy ordering: [Ordering], limit: Int
+    ) throws -> [[Value]] {
+        var query = EntityQuery(entity: schema.name)
+        query.predicate = predicate
+        let key = schema.key.name
+        let ordersByKey = ordering.contains { $0.expression == .column(key) }
+        query.ordering = ordersByKey ? ordering : ordering + [Ordering(.column(key))]
+        query.limit = limit
+        return try fetchRows(query, schema: schema)
+    }
+
     /// Every row of `schema`, values in schema order: in key order, or (`inKeyOrder: false`)
     /// in the order the driver finds them fastest (a table scan, where key order can mean
     /// walking the key's index and fetching each row through it).

@@ -18,16 +18,8 @@ extension Store {
         of entity: String, where predicate: QueryExpression? = nil, orderedBy ordering: [Ordering] = [],
         limit: Int? = nil, offset: Int? = nil, size: Int, _ body: ([StoredRow]) throws -> Void
     ) throws {
-        let schema = try readableSchema(of: entity)
-        var query = EntityQuery(entity: schema.name)
-        if let predicate {
-            if let problem = predicate.problem { throw problem }
-            query.predicate = predicate
-        }
-        if let problem = ordering.lazy.compactMap(\.expression.problem).first { throw problem }
-        query.ordering = ordering
-        query.limit = limit.map { max(0, $0) }
-        query.offset = offset.map { max(0, $0) }
+        let (schema, query) = try rowQuery(
+            of: entity, where: predicate, orderedBy: ordering, limit: limit, offset: offset)
         let names = schema.columns.map(\.name)
         let isRecorded = try recordedSchemas().contains { $0.name == schema.name }
         guard isRecorded else {

@@ -98,19 +98,12 @@ extension Store {
         of entity: String, where predicate: QueryExpression? = nil, orderedBy ordering: [Ordering] = [],
         limit: Int? = nil, offset: Int? = nil
     ) throws -> [StoredRow] {
-        let schema = try readableSchema(of: entity)
-        var query = EntityQuery(entity: schema.name)
-        if let predicate {
-            if let problem = predicate.problem { throw problem }
-            query.predicate = predicate
-        }
-        if let problem = ordering.lazy.compactMap(\.expression.problem).first { throw problem }
+        var (schema, query) = try rowQuery(
+            of: entity, where: predicate, orderedBy: ordering, limit: limit, offset: offset)
         // Key order is promised even without an ordering (an engine's cheapest order differs:
         // SQLite's is insertion order, the memory engine's key order), so that two replicas
         // holding the same rows list them alike.
-        query.ordering = ordering.isEmpty ? [Ordering(.column(schema.key.name))] : ordering
-        query.limit = limit.map { max(0, $0) }
-        query.offset = offset.map { max(0, $0) }
+        if query.ordering.isEmpty { query.ordering = [Ordering(.column(schema.key.name))] }
         let names = schema.columns.map(\.name)
         return try fetchRows(query, schema: schema).map { StoredRow(entity: schema.name, columns: names, values: $0) }
     }
@@ -123,13 +116,28 @@ extension Store {
     /// let adults = try store.countRows(of: "Person", where: .comparison(.greaterOrEqual, .column("age"), .value(18)))
     /// ```
     public func countRows(of entity: String, where predicate: QueryExpression? = nil) throws -> Int {
+        let (schema, query) = try rowQuery(of: entity, where: predicate)
+        return try withReader { try $0.count(query, schema: schema) }
+    }
+
+    /// The schema of `entity` (by ``readableSchema(of:)``) and the query that the reads of
+    /// rows by name run, once its predicate and orderings are checked; negative limits and
+    /// offsets count as 0.
+    func rowQuery(
+        of entity: String, where predicate: QueryExpression?, orderedBy ordering: [Ordering] = [],
+        limit: Int? = nil, offset: Int? = nil
+    ) throws -> (schema: EntitySchema, query: EntityQuery) {
         let schema = try readableSchema(of: entity)
         var query = EntityQuery(entity: schema.name)
         if let predicate {
             if let problem = predicate.problem { throw problem }
             query.predicate = predicate
         }
-        return try withReader { try $0.count(query, schema: schema) }
+        if let problem = ordering.lazy.compactMap(\.expression.problem).first { throw problem }
+        query.ordering = ordering
+        query.limit = limit.map { max(0, $0) }
+        query.offset = offset.map { max(0, $0) }
+        return (schema, query)
     }
 }
 

@@ -24,7 +24,7 @@ final class ChangeCapture: TransactionObserver {
     var protectedEntities: Set<String> {
         synced.union(tables.values.map(\.schema.name)).union([
             SyncEngine.siteEntity, SyncEngine.pendingEntity, SyncEngine.stateColumnsEntity, SyncEngine.stateBatchEntity,
-            StateBatchIndex.entity,
+            StateBatchIndex.entity, ArrivalLog.entity,
         ])
     }
 
@@ -60,25 +60,30 @@ final class ChangeCapture: TransactionObserver {
         var clock = HybridLogicalClock(last: UInt64(localSite.clock))
         let stamp = TransactionStamp(
             timestamp: clock.tick(now: now()), site: site, sequence: UInt64(localSite.seen) + 1)
+        let arrival = try ArrivalLog.begin(in: transaction, sites: sites)
+        arrival.note(site: site, sequence: stamp.sequence)
 
         for (entity, keys) in order.sorted(by: { $0.key < $1.key }) {
             let table = tables[entity]!
             let stored: [RowKey: Data]
             if rows[entity]!.isInsertsOnly {
                 // Rows only inserted: new to sync unless a key comes back from a removal (its
-                // tombstone, in the state table, continues the causal length; an entity that
-                // never had one skips the look). The usual case is one batch for them all
-                // (see `SyncStateBatchRecord`).
-                let mayReturn = try SyncEngine.mayHaveTombstones(entity, in: transaction)
+                // tombstone, in the state table, continues the causal length). The usual case
+                // of a bulk insert is one batch for them all (see `SyncStateBatchRecord`),
+                // written without a look at the state table when the entity never had a
+                // tombstone. Fewer rows get state rows, each continuing the state its key may
+                // have (a row removed while no engine watched keeps its state).
+                let isBulk = keys.count >= RowStateTable.smallestBatch
+                let mayReturn = try !isBulk || SyncEngine.mayHaveTombstones(entity, in: transaction)
                 stored = mayReturn ? try table.states(keys, in: store) : [:]
-                if stored.isEmpty {
+                if stored.isEmpty, isBulk {
                     try table.writeBatch(keys, state: sites.encode(.inserted(stamp)), in: transaction)
                     continue
                 }
             } else {
                 // States change one by one: the batched states of these keys become rows
                 // first (the other keys stay batched).
-                try table.foldBatches(holding: keys, in: transaction)
+                try table.foldBatches(holding: keys, at: arrival, in: transaction)
                 stored = try table.states(keys, in: store)
             }
             let all = columns[entity] ?? []
@@ -121,8 +126,9 @@ final class ChangeCapture: TransactionObserver {
                 written.append((key, sites.encode(state), storedState == nil))
             }
             if removes { try SyncEngine.noteTombstones(of: entity, in: transaction) }
-            try table.write(written, in: transaction)
+            try table.write(written, at: arrival, in: transaction)
         }
+        try ArrivalLog.record(arrival, sites: &sites, in: transaction)
         localSite.seen = Int64(stamp.sequence)
         localSite.clock = Int64(clamping: clock.last)
         try transaction.commit(sites.records)

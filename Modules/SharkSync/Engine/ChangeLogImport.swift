@@ -17,6 +17,9 @@ struct ChangeLogImport {
     /// that must rewrite values, as after a migration).
     let takingEqual: Bool
     private var sites: SiteTable
+    /// The arrival the import's states are stamped with: its cover takes every version of the
+    /// file, applied or kept for later.
+    private let arrival: Arrival
     private let local: SyncSiteRecord
     private var clock: HybridLogicalClock
     private var summary = SyncImportSummary()
@@ -52,13 +55,19 @@ struct ChangeLogImport {
         }
         self.local = local
         clock = HybridLogicalClock(last: UInt64(local.clock))
+        arrival = try ArrivalLog.begin(in: tx, sites: sites)
     }
 
     /// Applies the rows of one frame, of the file's entity number `entityIndex`.
     mutating func apply(_ rows: [RowChange], ofEntity entityIndex: Int) throws {
         var entity = log.entities[entityIndex]
         entity.rows = rows
-        for row in rows { for version in row.versions { clock.receive(version.timestamp) } }
+        for row in rows {
+            for version in row.versions {
+                clock.receive(version.timestamp)
+                arrival.note(version)
+            }
+        }
         // An entity this store does not sync (yet), or whose key kind differs here.
         guard let table = engine.tables[entity.name], table.entity.keyKind == entity.keyKind else {
             if started[entityIndex] == nil {
@@ -81,9 +90,9 @@ struct ChangeLogImport {
         let store = engine.store
         let isFirst = try !store.hasRows(of: table.schema) && !store.hasRows(of: table.entity)
         // A file of many frames of the entity folds its batches once; one of a single frame
-        // moves only its keys out of them (see `foldBatches(holding:in:)`).
+        // moves only its keys out of them (see `foldBatches(holding:at:in:)`).
         let foldsWhole = !isFirst && expectedRows[index] > ChangeLogFormat.rowsPerFrame
-        if foldsWhole { _ = try tx.writingBookkeeping { try table.foldBatches(in: tx) } }
+        if foldsWhole { _ = try tx.writingBookkeeping { try table.foldBatches(at: arrival, in: tx) } }
         return EntityStart(mapping: ColumnMapping(entity, in: table.entity), isFirst: isFirst, foldedWhole: foldsWhole)
     }
 
@@ -97,6 +106,7 @@ struct ChangeLogImport {
             }
         }
         claimSourceVector()
+        try ArrivalLog.record(arrival, sites: &sites, in: tx)
         try tx.writingBookkeeping { try tx.commit(sites.records) }
         return summary
     }
@@ -203,7 +213,7 @@ struct ChangeLogImport {
         let store = engine.store
         let keys = isFirst ? [] : applicable.map(\.key)
         if !isFirst, !start.foldedWhole {
-            _ = try tx.writingBookkeeping { try table.foldBatches(holding: keys, in: tx) }
+            _ = try tx.writingBookkeeping { try table.foldBatches(holding: keys, at: arrival, in: tx) }
         }
         let stored = isFirst ? [:] : try table.states(keys, in: store)
         let present = isFirst ? [] : Set(try store.storedRows(of: schema, withKeys: keys).map { RowKey($0[0]) })
@@ -248,9 +258,9 @@ struct ChangeLogImport {
             // Into an entity that was empty, only a key the file names in two frames collides.
             throw SyncError.corrupt(.malformedContent, "the change log names a row of \(schema.name) in two frames")
         }
-        let (states, batches) = writer.metadata(smallestBatch: SyncEngine.smallestBatch)
+        let (states, batches) = writer.metadata(smallestBatch: RowStateTable.smallestBatch)
         try tx.writingBookkeeping {
-            try table.write(states, in: tx)
+            try table.write(states, at: arrival, in: tx)
             for batch in batches { try table.writeBatch(batch.keys, state: batch.state, in: tx) }
         }
     }

@@ -12,9 +12,16 @@ import Foundation
 /// removal's record is the exception, since the insert that follows it starts a new
 /// incarnation which the receiver's merge cannot infer. So while the entity has batches, its
 /// tombstones are held back until the batches are read, and resolved with them.
+///
+/// When the peer has every state stamped up to some arrival (``ArrivalLog``), the state table
+/// is walked from there in arrival order instead, through its `arrival` index: only the
+/// states written since. A tombstone stamped earlier is then not read with the others, so
+/// each batch sent looks up the states of its keys for one.
 struct EntityExport {
     let table: RowStateTable
     let peer: VersionVector
+    /// The latest arrival whose states the peer has (nil: walk every state).
+    let coveredArrival: Int64?
     let sites: SiteTable
     let writer: ChangeLogWriter
     /// The entity's schema as the store records it.
@@ -35,11 +42,12 @@ struct EntityExport {
     private static let page = ChangeLogFormat.rowsPerFrame
 
     init(
-        table: RowStateTable, schemas: [String: EntitySchema], peer: VersionVector, sites: SiteTable,
-        writer: ChangeLogWriter
+        table: RowStateTable, schemas: [String: EntitySchema], peer: VersionVector, coveredArrival: Int64?,
+        sites: SiteTable, writer: ChangeLogWriter
     ) {
         self.table = table
         self.peer = peer
+        self.coveredArrival = table.stampsArrivals ? coveredArrival : nil
         self.sites = sites
         self.writer = writer
         let schema = schemas[table.entity.name] ?? table.entity
@@ -60,24 +68,15 @@ struct EntityExport {
         let hasBatches = try table.hasAnyBatch(in: store)
         var tombstones: [RowKey: (key: Value, state: RowState)] = [:]
         var tombstoneOrder: [RowKey] = []
-        var after: Value?
-        while true {
-            let rows = try store.storedRows(of: table.schema, after: after, limit: Self.page)
-            for row in rows {
-                guard case .blob(let data) = row[1] else {
-                    throw SyncError.corrupt(.damagedMetadata, "a row state of the sync metadata is not a blob")
-                }
-                let state = try table.decode(data, sites: sites)
-                if !state.exists, hasBatches {
-                    let rowKey = RowKey(row[0])
-                    tombstones[rowKey] = (row[0], state)
-                    tombstoneOrder.append(rowKey)
-                    continue
-                }
-                try consider(row[0], state, in: store)
+        try forEachState(in: store) { key, data in
+            let state = try table.decode(data, sites: sites)
+            if !state.exists, hasBatches {
+                let rowKey = RowKey(key)
+                tombstones[rowKey] = (key, state)
+                tombstoneOrder.append(rowKey)
+                return
             }
-            guard rows.count == Self.page else { break }
-            after = rows[rows.count - 1][0]
+            try consider(key, state, in: store)
         }
         // The batches, each as its index entry says: one the peer has is skipped without
         // reading its keys (its record is not even read where the index is complete).
@@ -88,7 +87,15 @@ struct EntityExport {
                     .damagedMetadata, "a state batch of \(table.entity.name) holds a state it never batches")
             }
             if tombstones.isEmpty, peer.covers(site: state.base.site, sequence: state.base.sequence) { return }
-            for key in try keys() {
+            let keys = try keys()
+            if coveredArrival != nil {
+                // Tombstones the peer has were not read: this batch's own, if any, now.
+                for (rowKey, data) in try table.states(keys, in: store) where tombstones[rowKey] == nil {
+                    let stored = try table.decode(data, sites: sites)
+                    if !stored.exists { tombstones[rowKey] = (.null, stored) }
+                }
+            }
+            for key in keys {
                 if !tombstones.isEmpty, let tombstone = tombstones.removeValue(forKey: RowKey(key)) {
                     try consider(key, RowStateTable.resolve(tombstone.state, with: state), in: store)
                 } else {
@@ -115,6 +122,58 @@ struct EntityExport {
             if let tombstone = tombstones[rowKey] { try consider(tombstone.key, tombstone.state, in: store) }
         }
         try flush(in: store)
+    }
+
+    /// Hands `body` each state the export reads, a page at a time: every one in key order,
+    /// or, when the peer has everything up to an arrival, those stamped after it, in arrival
+    /// then key order. Each page is one read through the `arrival` index that continues where
+    /// the last stopped: the rest of an arrival (`arrival = a AND key > k`), or the next ones
+    /// (`arrival > a`), so that no page sorts more than a page.
+    private func forEachState(in store: Store, _ body: (Value, Data) throws -> Void) throws {
+        func state(of row: [Value]) throws -> Data {
+            guard case .blob(let data) = row[1] else {
+                throw SyncError.corrupt(.damagedMetadata, "a row state of the sync metadata is not a blob")
+            }
+            return data
+        }
+        guard let coveredArrival else {
+            var after: Value?
+            while true {
+                let rows = try store.storedRows(of: table.schema, after: after, limit: Self.page)
+                for row in rows { try body(row[0], try state(of: row)) }
+                guard rows.count == Self.page else { return }
+                after = rows[rows.count - 1][0]
+            }
+        }
+        let arrival = QueryExpression.column("arrival")
+        var lowest = coveredArrival
+        var within: (arrival: Value, key: Value)?
+        while true {
+            let rows: [[Value]]
+            if let within {
+                rows = try store.storedRows(
+                    of: table.schema,
+                    where: .conjunction(
+                        .comparison(.equal, arrival, .value(within.arrival)),
+                        .comparison(.greater, .column(table.schema.key.name), .value(within.key))),
+                    orderedBy: [], limit: Self.page)
+            } else {
+                rows = try store.storedRows(
+                    of: table.schema, where: .comparison(.greater, arrival, .value(.integer(lowest))),
+                    orderedBy: [Ordering(arrival)], limit: Self.page)
+            }
+            for row in rows { try body(row[0], try state(of: row)) }
+            if rows.count == Self.page, let last = rows.last {
+                within = (last[2], last[0])
+                continue
+            }
+            guard let finished = within else { return }
+            guard case .integer(let number) = finished.arrival else {
+                throw SyncError.corrupt(.damagedMetadata, "a row state of the sync metadata has no arrival")
+            }
+            lowest = number
+            within = nil
+        }
     }
 
     /// Adds the row to the pending ones when the peer lacks any of it.

@@ -103,8 +103,16 @@ extension SyncEngine {
         let writer = ChangeLogWriter(
             fileID: UUID(), source: site, lineage: lineage, since: peer, vector: sites.vector,
             sites: sites.records.map(\.id), key: key)
+        // A peer that has every state up to some arrival gets the states written since,
+        // read through the arrival index (a new peer, or one behind every checkpoint, all).
+        var coveredArrival: Int64?
+        if !peer.entries.isEmpty, try ArrivalLog.hasCheckpoint(in: store) {
+            coveredArrival = try ArrivalLog.lastCovered(by: peer, in: store, sites: sites)
+        }
         for name in tables.keys.sorted() {
-            var export = EntityExport(table: tables[name]!, schemas: schemas, peer: peer, sites: sites, writer: writer)
+            var export = EntityExport(
+                table: tables[name]!, schemas: schemas, peer: peer, coveredArrival: coveredArrival, sites: sites,
+                writer: writer)
             try export.run(in: store)
         }
         try writer.finish(to: &output)

@@ -132,9 +132,6 @@ extension SyncEngine {
         return try run.finish()
     }
 
-    /// Fewer new rows than this sharing a state get a state row each rather than a batch.
-    static let smallestBatch = 16
-
     /// The name a column of a file has here: the same name, or the local column renamed from
     /// it (this store migrated further), or the name it had before (the file's store did).
     static func localName(of column: ChangeLogColumn, in schema: EntitySchema) -> String? {

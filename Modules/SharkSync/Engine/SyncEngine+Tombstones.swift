@@ -22,6 +22,7 @@ extension SyncEngine {
         try store.write { tx in
             var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
             var forgotten = 0
+            let arrival = try ArrivalLog.begin(in: tx, sites: sites)
             try tx.writingBookkeeping {
                 for table in tables.values {
                     var compacted: [(key: Value, state: Data, isNew: Bool)] = []
@@ -38,10 +39,11 @@ extension SyncEngine {
                                 false
                             ))
                     }
-                    try table.write(compacted, in: tx)
+                    try table.write(compacted, at: arrival, in: tx)
                     forgotten += compacted.count
                 }
             }
+            if forgotten > 0 { try ArrivalLog.record(arrival, sites: &sites, in: tx) }
             return forgotten
         }
     }

@@ -91,7 +91,18 @@ public final class SyncEngine: Sendable {
     /// metadata would first need bringing up to date (a migration added columns since it last
     /// opened writable). Importing into it fails with `SharkError.readOnly`.
     private init(store: Store, lineage: String, schemas: [EntitySchema], options: SyncOptions) throws {
-        let tables = Dictionary(uniqueKeysWithValues: schemas.map { ($0.name, RowStateTable(for: $0)) })
+        // State tables as recorded: one without arrivals (written before them) gets the column
+        // now on a writable store, and is read as it is on a read-only one.
+        let recorded = Dictionary(
+            try store.recordedSchemas().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let unstamped = Set(
+            schemas.filter { schema in
+                recorded[RowStateTable.prefix + schema.name].map { $0.columns.count < 3 } ?? false
+            }.map(\.name))
+        let tables = Dictionary(
+            uniqueKeysWithValues: schemas.map {
+                ($0.name, RowStateTable(for: $0, stampsArrivals: !store.isReadOnly || !unstamped.contains($0.name)))
+            })
         let site: UUID
         if store.isReadOnly {
             site = try Self.recordedLocalSite(of: store, lineage: lineage, requested: options.site)
@@ -102,6 +113,7 @@ public final class SyncEngine: Sendable {
             try store.prepare(SyncStateColumnsRecord.self)
             try store.prepare(SyncStateBatchRecord.self)
             try store.prepareInternal(StateBatchIndex.schema)
+            try store.prepareInternal(ArrivalLog.schema)
             site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
         }
         self.store = store
@@ -122,6 +134,7 @@ public final class SyncEngine: Sendable {
         store.addTransactionObserver(capture)
         do {
             try indexUnindexedBatches()
+            try startArrivals(restamped: !unstamped.isEmpty)
             try catchUpStateColumns()
             try applyPending()
         } catch {

@@ -3,9 +3,10 @@ import Foundation
 
 /// Where the row states (``RowState``) of one synced entity live: an entity of its own,
 /// `SharkSyncState_<Entity>`, keyed like the entity (a 16-byte UUID, or the String key), with
-/// one column, the encoded state. Capture, import and export touch one state per changed
-/// row, thousands per transaction, so they read and write these as plain rows, in bulk
-/// (one IN query per 500 keys), never as model objects.
+/// two columns: the encoded state, and the arrival of the transaction that wrote it last
+/// (indexed; see ``ArrivalLog``). Capture, import and export touch one state per changed row,
+/// thousands per transaction, so they read and write these as plain rows, in bulk (one IN
+/// query per 500 keys), never as model objects.
 struct RowStateTable: Sendable {
     /// The synced entity.
     let entity: EntitySchema
@@ -14,16 +15,25 @@ struct RowStateTable: Sendable {
 
     static let prefix = "SharkSyncState_"
 
-    init(for entity: EntitySchema) {
+    /// `stampsArrivals` false: the states as a store written before arrivals records them,
+    /// read as they are on a read-only store (which cannot add the column).
+    init(for entity: EntitySchema, stampsArrivals: Bool = true) {
         self.entity = entity
         let key = entity.key
+        let name = Self.prefix + entity.name
+        var columns = [
+            ColumnSchema(name: "id", type: key.type, isNullable: false, logicalType: key.logicalType),
+            ColumnSchema(name: "state", type: .blob, isNullable: false),
+        ]
+        if stampsArrivals { columns.append(ColumnSchema(name: "arrival", type: .integer, isNullable: false)) }
         schema = EntitySchema(
-            name: Self.prefix + entity.name, keyKind: entity.keyKind,
-            columns: [
-                ColumnSchema(name: "id", type: key.type, isNullable: false, logicalType: key.logicalType),
-                ColumnSchema(name: "state", type: .blob, isNullable: false),
-            ], isClusteredByKey: true)
+            name: name, keyKind: entity.keyKind, columns: columns,
+            indexes: stampsArrivals ? [IndexSchema(entity: name, columns: ["arrival"], isUnique: false)] : [],
+            isClusteredByKey: true)
     }
+
+    /// Whether the states carry their arrival.
+    var stampsArrivals: Bool { schema.columns.count == 3 }
 
     /// A stored state, its columns named as the entity names them now: a column renamed
     /// since the state was written (`@Renamed(from:)`) keeps its version.
@@ -61,14 +71,19 @@ struct RowStateTable: Sendable {
         return data
     }
 
-    /// Writes states: inserted for keys without one yet (`isNew`), else replaced.
-    func write(_ states: [(key: Value, state: Data, isNew: Bool)], in tx: WriteTransaction) throws {
+    /// Writes states, stamped with `arrival`: inserted for keys without one yet (`isNew`),
+    /// else replaced.
+    func write(_ states: [(key: Value, state: Data, isNew: Bool)], at arrival: Arrival, in tx: WriteTransaction)
+        throws
+    {
         var inserts: [[Value]] = []
         inserts.reserveCapacity(states.count)
         var column = ColumnSet()
         column.insert(1)
+        column.insert(2)
+        let stamp = Value.integer(arrival.number)
         for written in states {
-            let row = [written.key, Value.blob(written.state)]
+            let row = [written.key, Value.blob(written.state), stamp]
             if written.isNew {
                 inserts.append(row)
             } else {

@@ -10,7 +10,7 @@ import Foundation
 /// table; its state is the batch's. Only live states are batched (tombstones stay in the
 /// state table, where inserts look for them). Before a row's state changes, its batched state
 /// moves into the state table: a capture moves the keys its commit changed (see
-/// `foldBatches(holding:in:)`), an import or a migration's catch-up folds the
+/// `foldBatches(holding:at:in:)`), an import or a migration's catch-up folds the
 /// entity's batches whole. So every other path reads and writes states as before.
 @Model(entity: "SharkSyncStateBatch")
 final class SyncStateBatchRecord {
@@ -56,6 +56,14 @@ extension RowStateTable {
     /// several batches, so that reading one (to move a key out of it, or to export it) costs
     /// the same whatever the size of the transaction that wrote it.
     static let largestBatch = 4096
+
+    /// The fewest keys worth a batch: fewer new rows sharing a state get a state row each.
+    /// A commit that changes a row reads the index entry of every batch of its entity (see
+    /// ``foldBatches(holding:at:in:)``), so batches are kept for bulk writes: a store filled
+    /// one row at a time (or synced a few rows at a time) has none, and one filled in
+    /// commits of at least this many rows has at most one per this many rows. Below it,
+    /// a state row costs less than a batch's record and index entry anyway.
+    static let smallestBatch = 1024
 
     /// Hands each of this entity's batch records to `body`, in the order they were written,
     /// a few read at a time (its keys are decoded only when asked: an export skips a batch its
@@ -116,12 +124,12 @@ extension RowStateTable {
     /// Batches are folded in groups, in the order they were written, so that memory stays a
     /// few batches' worth: a key of a later group resolves over what the earlier ones wrote.
     @discardableResult
-    func foldBatches(in tx: WriteTransaction) throws -> Bool {
+    func foldBatches(at arrival: Arrival, in tx: WriteTransaction) throws -> Bool {
         var group: [(record: SyncStateBatchRecord, state: Data, keys: [Value])] = []
         var folded = false
         func foldGroup() throws {
             guard !group.isEmpty else { return }
-            try writeStates(of: group, in: tx)
+            try writeStates(of: group, at: arrival, in: tx)
             for batch in group { try removeBatch(batch.record, in: tx) }
             group.removeAll(keepingCapacity: true)
             folded = true
@@ -134,10 +142,12 @@ extension RowStateTable {
         return folded
     }
 
-    /// Writes a state row for each key of `batches` with its batch's state: one bulk insert
-    /// in a savepoint, or, when a key already has a state row, each key resolved in order.
+    /// Writes a state row for each key of `batches` with its batch's state, stamped with
+    /// `arrival`: one bulk insert in a savepoint, or, when a key already has a state row, each
+    /// key resolved in order.
     private func writeStates(
-        of batches: [(record: SyncStateBatchRecord, state: Data, keys: [Value])], in tx: WriteTransaction
+        of batches: [(record: SyncStateBatchRecord, state: Data, keys: [Value])], at arrival: Arrival,
+        in tx: WriteTransaction
     ) throws {
         var states: [(key: Value, state: Data, isNew: Bool)] = []
         states.reserveCapacity(batches.reduce(0) { $0 + $1.keys.count })
@@ -145,9 +155,9 @@ extension RowStateTable {
             for key in batch.keys { states.append((key, batch.state, true)) }
         }
         do {
-            try tx.transaction { inner in try write(states, in: inner) }
+            try tx.transaction { inner in try write(states, at: arrival, in: inner) }
         } catch SharkError.uniqueConstraint {
-            try foldOverlapping(batches, in: tx)
+            try foldOverlapping(batches, at: arrival, in: tx)
         }
     }
 
@@ -158,7 +168,7 @@ extension RowStateTable {
     /// (it still reads the batches' keys to find the ones it moves). Returns whether any key
     /// was batched.
     @discardableResult
-    func foldBatches(holding keys: [Value], in tx: WriteTransaction) throws -> Bool {
+    func foldBatches(holding keys: [Value], at arrival: Arrival, in tx: WriteTransaction) throws -> Bool {
         let wanted = Set(keys.map(RowKey.init))
         var leaving: [(record: SyncStateBatchRecord, state: Data, keys: [Value])] = []
         var staying: [(record: SyncStateBatchRecord, keys: [Value])] = []
@@ -180,7 +190,7 @@ extension RowStateTable {
             }
         }
         guard !leaving.isEmpty else { return false }
-        try writeStates(of: leaving, in: tx)
+        try writeStates(of: leaving, at: arrival, in: tx)
         for (record, kept) in staying {
             if kept.isEmpty {
                 try removeBatch(record, in: tx)
@@ -196,7 +206,8 @@ extension RowStateTable {
     /// The slow fold: each batched key's state resolved over what the state table and the
     /// earlier batches hold for it.
     private func foldOverlapping(
-        _ batches: [(record: SyncStateBatchRecord, state: Data, keys: [Value])], in tx: WriteTransaction
+        _ batches: [(record: SyncStateBatchRecord, state: Data, keys: [Value])], at arrival: Arrival,
+        in tx: WriteTransaction
     ) throws {
         var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: tx.store)))
         var resolved: [RowKey: (key: Value, state: RowState)] = [:]
@@ -221,7 +232,7 @@ extension RowStateTable {
             if let data = stored[rowKey] { state = Self.resolve(try decode(data, sites: sites), with: state) }
             written.append((key, sites.encode(state), stored[rowKey] == nil))
         }
-        try write(written, in: tx)
+        try write(written, at: arrival, in: tx)
     }
 
     /// A key's state when `batched` was recorded after `earlier`: a batch records an insert

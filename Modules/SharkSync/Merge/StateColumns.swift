@@ -30,6 +30,7 @@ extension SyncEngine {
         try store.write { tx in
             var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
             var records: [SyncStateColumnsRecord] = []
+            var arrival: Arrival?
             for (name, table) in tables.sorted(by: { $0.key < $1.key }) {
                 let current = table.entity.columns.dropFirst().map(\.name)
                 let joined = current.joined(separator: "\u{1F}")
@@ -54,7 +55,8 @@ extension SyncEngine {
                 let added = current.filter { !before.contains($0) && !table.isRenamed($0, from: before) }
                 guard !added.isEmpty else { continue }
                 var updated: [(key: Value, state: Data, isNew: Bool)] = []
-                _ = try tx.writingBookkeeping { try table.foldBatches(in: tx) }
+                if arrival == nil { arrival = try ArrivalLog.begin(in: tx, sites: sites) }
+                _ = try tx.writingBookkeeping { try table.foldBatches(at: arrival!, in: tx) }
                 for (key, data) in try table.allStates(in: store) {
                     var state = try table.decode(data, sites: sites)
                     guard state.exists else { continue }
@@ -63,8 +65,9 @@ extension SyncEngine {
                     }
                     updated.append((key, sites.encode(state), false))
                 }
-                try tx.writingBookkeeping { try table.write(updated, in: tx) }
+                try tx.writingBookkeeping { try table.write(updated, at: arrival!, in: tx) }
             }
+            if let arrival { try ArrivalLog.record(arrival, sites: &sites, in: tx) }
             try tx.writingBookkeeping { try tx.commit(records) }
         }
     }

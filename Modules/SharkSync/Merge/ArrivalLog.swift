@@ -1,0 +1,172 @@
+import Foundation
+@_spi(SharkReplication) import SharkORM
+
+/// The order in which row states were written here, so that an export since a peer's vector
+/// reads the states written since that peer last had everything, not every state the store
+/// holds: after a million rows, the last hundred changes cost what they cost at ten thousand.
+///
+/// Every transaction that writes row states takes the next *arrival* number (``Arrival``)
+/// and stamps each state row it writes with it (the state table's indexed `arrival` column).
+/// When it ends it records a checkpoint: its number and its *cover*, the highest sequence per
+/// site of every version the metadata has held up to then (the previous checkpoint's cover
+/// with the transaction's new versions: a capture's stamp, every version an import brought).
+/// So a state row stamped at or before a checkpoint holds versions within that checkpoint's
+/// cover, and a peer whose vector includes the cover has all of those rows: an export to it
+/// reads only the rows stamped after (``lastCovered(by:in:sites:)``).
+///
+/// The cover is not the store's version vector: an import leaves a site out of the vector
+/// while some of its changes wait (see `SyncPendingRecord`), yet stores the rest.
+///
+/// Batched states (see `SyncStateBatchRecord`) carry no arrival: an export reads each batch's
+/// state from the batch index, and a key that leaves its batch is stamped with the arrival of
+/// the transaction that moves it. Checkpoints older than the latest ``denseCheckpoints`` are
+/// thinned to one in that many: a peer that far behind reads a few more rows, never fewer.
+enum ArrivalLog {
+    static let entity = "SharkSyncArrival"
+
+    static let schema = EntitySchema(
+        name: entity, keyKind: .autoIncrement,
+        columns: [
+            ColumnSchema(name: "id", type: .integer, isNullable: false),
+            ColumnSchema(name: "cover", type: .blob, isNullable: false),
+        ])
+
+    /// How many of the latest checkpoints are all kept.
+    static let denseCheckpoints: Int64 = 1024
+
+    /// The arrival of a transaction that writes row states, from the latest checkpoint.
+    static func begin(in tx: WriteTransaction, sites: SiteTable) throws -> Arrival {
+        guard
+            let latest = try tx.store.storedRows(
+                of: schema, where: nil, orderedBy: [Ordering(.column("id"), ascending: false)], limit: 1
+            ).first
+        else {
+            throw SyncError.corrupt(.damagedMetadata, "the sync metadata has no arrival checkpoint")
+        }
+        let (number, cover) = try checkpoint(latest, sites: sites)
+        return Arrival(number: number + 1, cover: cover)
+    }
+
+    /// Records `arrival`'s checkpoint, and thins the one that leaves the dense stretch.
+    static func record(_ arrival: Arrival, sites: inout SiteTable, in tx: WriteTransaction) throws {
+        try tx.writingBookkeeping {
+            try tx.insertRows(
+                [[.integer(arrival.number), .blob(encode(arrival.cover, sites: &sites))]], schema: schema)
+            let leaving = arrival.number - denseCheckpoints
+            if leaving > 1, leaving % denseCheckpoints != 0 {
+                try tx.deleteRow(withKey: .integer(leaving), schema: schema)
+            }
+        }
+    }
+
+    /// The latest arrival every state row stamped at or before which `peer` has, walking the
+    /// checkpoints from the latest back; nil when there is none (a new peer, or one behind
+    /// every checkpoint kept): the export then reads every state.
+    static func lastCovered(by peer: VersionVector, in store: Store, sites: SiteTable) throws -> Int64? {
+        var before: Int64?
+        while true {
+            let page = try store.storedRows(
+                of: schema, where: before.map { .comparison(.less, .column("id"), .value(.integer($0))) },
+                orderedBy: [Ordering(.column("id"), ascending: false)], limit: 64)
+            for row in page {
+                let (number, cover) = try checkpoint(row, sites: sites)
+                if cover.entries.allSatisfy({ peer.covers(site: $0.key, sequence: $0.value) }) { return number }
+                before = number
+            }
+            guard page.count == 64 else { return nil }
+        }
+    }
+
+    /// Whether the store has a checkpoint (a store whose metadata predates arrivals has none).
+    static func hasCheckpoint(in store: Store) throws -> Bool {
+        guard try store.recordedSchemas().contains(where: { $0.name == entity }) else { return false }
+        return try store.hasRows(of: schema)
+    }
+
+    private static func checkpoint(_ row: [Value], sites: SiteTable) throws -> (Int64, VersionVector) {
+        guard case .integer(let number) = row[0], case .blob(let data) = row[1] else {
+            throw SyncError.corrupt(.damagedMetadata, "an arrival checkpoint of the sync metadata is damaged")
+        }
+        var reader = ByteReader(Array(data), context: "an arrival checkpoint", isMetadata: true)
+        var cover = VersionVector()
+        for _ in 0..<(try reader.count(limit: reader.remaining)) {
+            let site = try sites.site(number: try reader.count(limit: Int.max))
+            cover[site] = try reader.varint()
+        }
+        return (number, cover)
+    }
+
+    private static func encode(_ cover: VersionVector, sites: inout SiteTable) -> Data {
+        var writer = ByteWriter(capacity: 4 + cover.entries.count * 6)
+        writer.append(varint: cover.entries.count)
+        for site in cover.sortedSites {
+            writer.append(varint: sites.number(of: site))
+            writer.append(varint: cover[site])
+        }
+        return Data(writer.bytes)
+    }
+}
+
+/// One transaction's arrival (see ``ArrivalLog``): the number its state rows are stamped with,
+/// and the cover its checkpoint records, grown by each new version it writes.
+final class Arrival {
+    let number: Int64
+    private(set) var cover: VersionVector
+
+    init(number: Int64, cover: VersionVector) {
+        self.number = number
+        self.cover = cover
+    }
+
+    /// Takes `version` into the cover (the unknown version of `RowMerge.unknown` needs none:
+    /// every vector covers it).
+    func note(site: UUID, sequence: UInt64) {
+        guard site != RowMerge.unknown.site, cover[site] < sequence else { return }
+        cover[site] = sequence
+    }
+
+    func note(_ version: ColumnVersion) { note(site: version.site, sequence: version.sequence) }
+
+    func note(_ state: RowState) {
+        note(state.base)
+        for version in state.overrides.values { note(version) }
+    }
+}
+
+extension SyncEngine {
+    /// Makes sure the store has an arrival checkpoint whose cover holds every version of its
+    /// metadata: on first use, and again when a state table was just given its `arrival`
+    /// column (a store written before arrivals, or by a version of SharkORM that dropped
+    /// the column, whose states all read as stamped 0): the old checkpoints are dropped and
+    /// one is made by reading every state and batch once.
+    func startArrivals(restamped: Bool) throws {
+        if !restamped, try ArrivalLog.hasCheckpoint(in: store) { return }
+        try store.write { tx in
+            var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
+            let old = try store.storedRows(of: ArrivalLog.schema, inKeyOrder: true).map(\.[0])
+            let cover = Arrival(number: 0, cover: VersionVector())
+            for table in tables.values {
+                var after: Value?
+                while true {
+                    let rows = try store.storedRows(of: table.schema, after: after, limit: 4096)
+                    for row in rows {
+                        guard case .blob(let data) = row[1] else { continue }
+                        cover.note(try table.decode(data, sites: sites))
+                    }
+                    guard rows.count == 4096 else { break }
+                    after = rows[rows.count - 1][0]
+                }
+                for entry in try StateBatchIndex.entries(of: table.entity.name, in: store) {
+                    cover.note(try table.decode(entry.state, sites: sites))
+                }
+            }
+            let number: Int64 =
+                if case .integer(let last) = old.last { last + 1 } else { 1 }
+            try tx.writingBookkeeping {
+                for key in old { try tx.deleteRow(withKey: key, schema: ArrivalLog.schema) }
+            }
+            try ArrivalLog.record(Arrival(number: number, cover: cover.cover), sites: &sites, in: tx)
+            try tx.writingBookkeeping { try tx.commit(sites.records) }
+        }
+    }
+}
