@@ -1,6 +1,7 @@
 import Foundation
 @_spi(SharkDriver) @_spi(SharkReplication) import SharkORM
 import SharkTestSupport
+import Synchronization
 import Testing
 
 @testable import SharkDriverConformance
@@ -129,5 +130,78 @@ struct SyncArrivalTests {
         try store.commit([notes[1], notes[1_500]])
         #expect(try send(a, to: b).rowsApplied == 2)
         #expect(try syncedContents(b.store) == syncedContents(store))
+    }
+
+    /// The keys of every batch of SyncNote.
+    private func batchedKeys(_ store: Store) throws -> Set<RowKey> {
+        Set(try SyncStateBatchRecord.query(in: store).fetch().flatMap { try $0.decodedKeys() }.map(RowKey.init))
+    }
+
+    @Test(
+        "batch filters kept in memory are read again after another store's commit on the same file",
+        arguments: TestDriver.persistent)
+    func filtersAfterAnotherStore(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let first = try replica(on: try driver.openFile(file.path), site: 1)
+        defer { first.store.close() }
+        let mine = (0..<RowStateTable.smallestBatch).map { SyncNote(title: "mine \($0)") }
+        try first.store.commit(mine)
+        mine[0].stars = 1
+        try first.store.commit(mine[0])  // the filters are read, and kept
+        let second = try replica(on: try driver.openFile(file.path), site: 1)
+        let theirs = (0..<RowStateTable.smallestBatch).map { SyncNote(title: "theirs \($0)") }
+        try second.store.commit(theirs)  // a batch the first engine's filters do not have
+        second.store.close()
+        let edited = try #require(try first.store.find(SyncNote.self, id: theirs[7].id))
+        edited.stars = 2
+        try first.store.commit(edited)
+        let batched = try batchedKeys(first.store)
+        #expect(!batched.contains(RowKey(theirs[7].id.columnValue)))
+        #expect(batched.count == 2 * RowStateTable.smallestBatch - 2)
+    }
+
+    @Test("batch filters kept in memory forget what a rolled-back transaction wrote", arguments: TestDriver.allCases)
+    func filtersAfterRollback(driver: TestDriver) throws {
+        let a = try replica(driver, site: 1)
+        defer { a.store.close() }
+        let kept = (0..<RowStateTable.smallestBatch).map { SyncNote(title: "kept \($0)") }
+        try a.store.commit(kept)
+        kept[0].stars = 1
+        try a.store.commit(kept[0])  // the filters are read, and kept
+        // An observer after the engine's refuses the commit once capture has run: every key
+        // leaves the first batch, which goes, and another batch comes; then all rolls back.
+        let refusal = Refusal()
+        a.store.addTransactionObserver(refusal)
+        refusal.refuses.store(true, ordering: .relaxed)
+        for note in kept { note.stars = 9 }
+        #expect(throws: Refusal.Refused.self) {
+            try a.store.write { tx in
+                try tx.commit(kept)
+                try tx.commit((0..<RowStateTable.smallestBatch).map { SyncNote(title: "dropped \($0)") })
+            }
+        }
+        refusal.refuses.store(false, ordering: .relaxed)
+        // A batch written now may take the number the rolled-back one had; the first batch
+        // is still there.
+        let later = (0..<RowStateTable.smallestBatch).map { SyncNote(title: "later \($0)") }
+        try a.store.commit(later)
+        later[3].stars = 2
+        kept[5].stars = 2
+        try a.store.commit([later[3], kept[5]])
+        let batched = try batchedKeys(a.store)
+        #expect(!batched.contains(RowKey(later[3].id.columnValue)))
+        #expect(!batched.contains(RowKey(kept[5].id.columnValue)))
+        #expect(batched.count == 2 * RowStateTable.smallestBatch - 3)
+    }
+}
+
+/// Refuses every commit while `refuses` is set.
+private final class Refusal: TransactionObserver {
+    struct Refused: Error {}
+    let refuses = Atomic(false)
+
+    func transactionWillCommit(_ changes: [Change], in transaction: WriteTransaction) throws {
+        if refuses.load(ordering: .relaxed) { throw Refused() }
     }
 }

@@ -23,7 +23,7 @@ struct SyncBatchIndexTests {
             #expect(decoded?.words == filter.words)
             let strangers = (0..<10_000).map { Value.text("stranger \($0)") }
             let claimed = strangers.filter(filter.mayContain).count
-            #expect(claimed <= (count == 0 ? 0 : 300), "\(claimed) false claims of 10,000 for \(count) keys")
+            #expect(claimed <= (count == 0 ? 0 : 30), "\(claimed) false claims of 10,000 for \(count) keys")
         }
         #expect(KeyFilter(encoded: Data()) == nil)
         #expect(KeyFilter(encoded: Data([1, 2, 3])) == nil)

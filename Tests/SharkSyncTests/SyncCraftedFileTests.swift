@@ -215,7 +215,7 @@ struct TombstoneUnderBatchTests {
         // has the tombstone's arrival), then batch the insert over the tombstone.
         try store.write { tx in
             var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
-            let arrival = try ArrivalLog.begin(in: tx, sites: sites)
+            let arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: sync.filters)
             try tx.writingBookkeeping {
                 try table.foldBatches(at: arrival, in: tx)
                 var removed = try #require(try table.states([Value.text("k")], in: store)[RowKey(.text("k"))])
@@ -231,10 +231,10 @@ struct TombstoneUnderBatchTests {
             let stamp = TransactionStamp(
                 timestamp: HybridLogicalClock.timestamp(milliseconds: 4_000_000_000_000, counter: 0), site: sync.site,
                 sequence: vector[sync.site] + 1)
-            let arrival = try ArrivalLog.begin(in: tx, sites: sites)
+            let arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: sync.filters)
             arrival.note(site: sync.site, sequence: stamp.sequence)
             try tx.writingBookkeeping {
-                try table.writeBatch([.text("k")], state: sites.encode(.inserted(stamp)), in: tx)
+                try table.writeBatch([.text("k")], state: sites.encode(.inserted(stamp)), at: arrival, in: tx)
             }
             try ArrivalLog.record(arrival, sites: &sites, in: tx)
         }

@@ -11,8 +11,13 @@ final class ChangeCapture: TransactionObserver {
     let site: UUID
     let now: @Sendable () -> UInt64
     let tables: [String: RowStateTable]
+    /// The engine's batch filters (see `BatchFilterCache`).
+    let filters: BatchFilterCache
 
-    init(tables: [String: RowStateTable], site: UUID, now: @escaping @Sendable () -> UInt64) {
+    init(
+        tables: [String: RowStateTable], site: UUID, filters: BatchFilterCache, now: @escaping @Sendable () -> UInt64
+    ) {
+        self.filters = filters
         synced = Set(tables.keys)
         columns = tables.mapValues { Set($0.entity.columns.dropFirst().map(\.name)) }
         self.tables = tables
@@ -60,7 +65,7 @@ final class ChangeCapture: TransactionObserver {
         var clock = HybridLogicalClock(last: UInt64(localSite.clock))
         let stamp = TransactionStamp(
             timestamp: clock.tick(now: now()), site: site, sequence: UInt64(localSite.seen) + 1)
-        let arrival = try ArrivalLog.begin(in: transaction, sites: sites)
+        let arrival = try ArrivalLog.begin(in: transaction, sites: sites, filters: filters)
         arrival.note(site: site, sequence: stamp.sequence)
 
         for (entity, keys) in order.sorted(by: { $0.key < $1.key }) {
@@ -77,7 +82,7 @@ final class ChangeCapture: TransactionObserver {
                 let mayReturn = try !isBulk || SyncEngine.mayHaveTombstones(entity, in: transaction)
                 stored = mayReturn ? try table.states(keys, in: store) : [:]
                 if stored.isEmpty, isBulk {
-                    try table.writeBatch(keys, state: sites.encode(.inserted(stamp)), in: transaction)
+                    try table.writeBatch(keys, state: sites.encode(.inserted(stamp)), at: arrival, in: transaction)
                     continue
                 }
             } else {

@@ -55,7 +55,7 @@ struct ChangeLogImport {
         }
         self.local = local
         clock = HybridLogicalClock(last: UInt64(local.clock))
-        arrival = try ArrivalLog.begin(in: tx, sites: sites)
+        arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: engine.filters)
     }
 
     /// Applies the rows of one frame, of the file's entity number `entityIndex`.
@@ -261,7 +261,7 @@ struct ChangeLogImport {
         let (states, batches) = writer.metadata(smallestBatch: RowStateTable.smallestBatch)
         try tx.writingBookkeeping {
             try table.write(states, at: arrival, in: tx)
-            for batch in batches { try table.writeBatch(batch.keys, state: batch.state, in: tx) }
+            for batch in batches { try table.writeBatch(batch.keys, state: batch.state, at: arrival, in: tx) }
         }
     }
 

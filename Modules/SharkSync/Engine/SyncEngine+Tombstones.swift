@@ -22,7 +22,7 @@ extension SyncEngine {
         try store.write { tx in
             var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
             var forgotten = 0
-            let arrival = try ArrivalLog.begin(in: tx, sites: sites)
+            let arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: filters)
             try tx.writingBookkeeping {
                 for table in tables.values {
                     var compacted: [(key: Value, state: Data, isNew: Bool)] = []

@@ -33,6 +33,8 @@ public final class SyncEngine: Sendable {
     /// The synced entities here, by name.
     let schemas: [String: EntitySchema]
     let capture: ChangeCapture
+    /// The batch index's filters, kept between commits (see ``BatchFilterCache``).
+    let filters = BatchFilterCache()
     /// Where each synced entity's row states live, by entity name.
     let tables: [String: RowStateTable]
 
@@ -121,7 +123,7 @@ public final class SyncEngine: Sendable {
         self.site = site
         self.schemas = tables.mapValues(\.entity)
         self.tables = tables
-        capture = ChangeCapture(tables: tables, site: site, now: options.now)
+        capture = ChangeCapture(tables: tables, site: site, filters: filters, now: options.now)
         if store.isReadOnly {
             guard try stateColumnsAreCurrent() else {
                 throw SyncError.misuse(

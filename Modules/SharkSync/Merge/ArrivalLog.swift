@@ -19,8 +19,11 @@ import Foundation
 ///
 /// Batched states (see `SyncStateBatchRecord`) carry no arrival: an export reads each batch's
 /// state from the batch index, and a key that leaves its batch is stamped with the arrival of
-/// the transaction that moves it. Checkpoints older than the latest ``denseCheckpoints`` are
-/// thinned to one in that many: a peer that far behind reads a few more rows, never fewer.
+/// the transaction that moves it. Every transaction that writes or removes batches records a
+/// checkpoint too, with a random token: the pair names the state of the batch index, which
+/// is what lets ``BatchFilterCache`` keep its filters between commits. Checkpoints older than
+/// the latest ``denseCheckpoints`` are thinned to one in that many: a peer that far behind
+/// reads a few more rows, never fewer.
 enum ArrivalLog {
     static let entity = "SharkSyncArrival"
 
@@ -29,13 +32,15 @@ enum ArrivalLog {
         columns: [
             ColumnSchema(name: "id", type: .integer, isNullable: false),
             ColumnSchema(name: "cover", type: .blob, isNullable: false),
+            ColumnSchema(name: "token", type: .integer, isNullable: false),
         ])
 
     /// How many of the latest checkpoints are all kept.
     static let denseCheckpoints: Int64 = 1024
 
-    /// The arrival of a transaction that writes row states, from the latest checkpoint.
-    static func begin(in tx: WriteTransaction, sites: SiteTable) throws -> Arrival {
+    /// The arrival of a transaction that writes row states or batches, from the latest
+    /// checkpoint; `filters` are the engine's (see ``BatchFilterCache``).
+    static func begin(in tx: WriteTransaction, sites: SiteTable, filters: BatchFilterCache) throws -> Arrival {
         guard
             let latest = try tx.store.storedRows(
                 of: schema, where: nil, orderedBy: [Ordering(.column("id"), ascending: false)], limit: 1
@@ -43,20 +48,23 @@ enum ArrivalLog {
         else {
             throw SyncError.corrupt(.damagedMetadata, "the sync metadata has no arrival checkpoint")
         }
-        let (number, cover) = try checkpoint(latest, sites: sites)
-        return Arrival(number: number + 1, cover: cover)
+        let (previous, cover) = try checkpoint(latest, sites: sites)
+        return Arrival(previous: previous, cover: cover, filters: filters)
     }
 
     /// Records `arrival`'s checkpoint, and thins the one that leaves the dense stretch.
     static func record(_ arrival: Arrival, sites: inout SiteTable, in tx: WriteTransaction) throws {
+        let row: [Value] = [
+            .integer(arrival.number), .blob(encode(arrival.cover, sites: &sites)), .integer(arrival.identity.token),
+        ]
         try tx.writingBookkeeping {
-            try tx.insertRows(
-                [[.integer(arrival.number), .blob(encode(arrival.cover, sites: &sites))]], schema: schema)
+            try tx.insertRows([row], schema: schema)
             let leaving = arrival.number - denseCheckpoints
             if leaving > 1, leaving % denseCheckpoints != 0 {
                 try tx.deleteRow(withKey: .integer(leaving), schema: schema)
             }
         }
+        arrival.filters?.recorded(arrival)
     }
 
     /// The latest arrival every state row stamped at or before which `peer` has, walking the
@@ -69,9 +77,11 @@ enum ArrivalLog {
                 of: schema, where: before.map { .comparison(.less, .column("id"), .value(.integer($0))) },
                 orderedBy: [Ordering(.column("id"), ascending: false)], limit: 64)
             for row in page {
-                let (number, cover) = try checkpoint(row, sites: sites)
-                if cover.entries.allSatisfy({ peer.covers(site: $0.key, sequence: $0.value) }) { return number }
-                before = number
+                let (checkpoint, cover) = try checkpoint(row, sites: sites)
+                if cover.entries.allSatisfy({ peer.covers(site: $0.key, sequence: $0.value) }) {
+                    return checkpoint.number
+                }
+                before = checkpoint.number
             }
             guard page.count == 64 else { return nil }
         }
@@ -83,8 +93,9 @@ enum ArrivalLog {
         return try store.hasRows(of: schema)
     }
 
-    private static func checkpoint(_ row: [Value], sites: SiteTable) throws -> (Int64, VersionVector) {
-        guard case .integer(let number) = row[0], case .blob(let data) = row[1] else {
+    private static func checkpoint(_ row: [Value], sites: SiteTable) throws -> (ArrivalCheckpoint, VersionVector) {
+        guard case .integer(let number) = row[0], case .blob(let data) = row[1], case .integer(let token) = row[2]
+        else {
             throw SyncError.corrupt(.damagedMetadata, "an arrival checkpoint of the sync metadata is damaged")
         }
         var reader = ByteReader(Array(data), context: "an arrival checkpoint", isMetadata: true)
@@ -93,7 +104,7 @@ enum ArrivalLog {
             let site = try sites.site(number: try reader.count(limit: Int.max))
             cover[site] = try reader.varint()
         }
-        return (number, cover)
+        return (ArrivalCheckpoint(number: number, token: token), cover)
     }
 
     private static func encode(_ cover: VersionVector, sites: inout SiteTable) -> Data {
@@ -107,15 +118,31 @@ enum ArrivalLog {
     }
 }
 
+/// A checkpoint's name: its arrival number and its random token (two transactions that take
+/// the same number, one of them rolled back, differ by their tokens).
+struct ArrivalCheckpoint: Hashable, Sendable {
+    var number: Int64
+    var token: Int64
+}
+
 /// One transaction's arrival (see ``ArrivalLog``): the number its state rows are stamped with,
 /// and the cover its checkpoint records, grown by each new version it writes.
 final class Arrival {
-    let number: Int64
+    /// The checkpoint the transaction began from, and the one it records.
+    let previous: ArrivalCheckpoint?
+    let identity: ArrivalCheckpoint
     private(set) var cover: VersionVector
+    /// The engine's batch filters, kept in step with the batches the transaction writes.
+    let filters: BatchFilterCache?
 
-    init(number: Int64, cover: VersionVector) {
-        self.number = number
+    var number: Int64 { identity.number }
+
+    /// The arrival after `previous` (the first, numbered 1, without one).
+    init(previous: ArrivalCheckpoint?, cover: VersionVector, filters: BatchFilterCache?) {
+        self.previous = previous
+        identity = ArrivalCheckpoint(number: (previous?.number ?? 0) + 1, token: Int64.random(in: .min ... .max))
         self.cover = cover
+        self.filters = filters
     }
 
     /// Takes `version` into the cover (the unknown version of `RowMerge.unknown` needs none:
@@ -144,7 +171,7 @@ extension SyncEngine {
         try store.write { tx in
             var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
             let old = try store.storedRows(of: ArrivalLog.schema, inKeyOrder: true).map(\.[0])
-            let cover = Arrival(number: 0, cover: VersionVector())
+            let cover = Arrival(previous: nil, cover: VersionVector(), filters: nil)
             for table in tables.values {
                 var after: Value?
                 while true {
@@ -160,12 +187,14 @@ extension SyncEngine {
                     cover.note(try table.decode(entry.state, sites: sites))
                 }
             }
-            let number: Int64 =
-                if case .integer(let last) = old.last { last + 1 } else { 1 }
+            // Numbered after the last old checkpoint, whose token no cache holds any more.
+            let previous: ArrivalCheckpoint? =
+                if case .integer(let last) = old.last { ArrivalCheckpoint(number: last, token: 0) } else { nil }
             try tx.writingBookkeeping {
                 for key in old { try tx.deleteRow(withKey: key, schema: ArrivalLog.schema) }
             }
-            try ArrivalLog.record(Arrival(number: number, cover: cover.cover), sites: &sites, in: tx)
+            try ArrivalLog.record(
+                Arrival(previous: previous, cover: cover.cover, filters: filters), sites: &sites, in: tx)
             try tx.writingBookkeeping { try tx.commit(sites.records) }
         }
     }

@@ -3,13 +3,16 @@ import Foundation
 
 /// A Bloom filter over the keys of one state batch (see `SyncStateBatchRecord`): what lets a
 /// commit that changes a few rows find the batches holding them by reading a few kilobytes
-/// per batch, where reading every batch's keys cost a million key decodings after a million
-/// inserts. It may say a batch holds a key it does not (about 1% of batches per key, at ten
-/// bits and seven probes per key); never the reverse. Hashes are FNV-1a over the key's
-/// tagged encoding, so a filter reads the same in every process.
+/// per batch (once: see `BatchFilterCache`), where reading every batch's keys cost a million
+/// key decodings after a million inserts. It may say a batch holds a key it does not (about
+/// one batch in 1,400 per key, at sixteen bits and seven probes per key: each such batch is
+/// read for nothing); never the reverse. Filters written with ten bits per key (before
+/// 2026-11-27) read as well: the probes are the same, and a filter's size gives its bits.
+/// Hashes are FNV-1a over the key's tagged encoding, so a filter reads the same in every
+/// process.
 struct KeyFilter {
     private(set) var words: [UInt64]
-    private static let bitsPerKey = 10
+    private static let bitsPerKey = 16
     private static let probes = 7
 
     init(keys: some Collection<Value>) {
@@ -41,9 +44,13 @@ struct KeyFilter {
     }
 
     /// False when the batch surely does not hold `key`.
-    func mayContain(_ key: Value) -> Bool {
+    func mayContain(_ key: Value) -> Bool { mayContain(hashes: Self.hashes(of: key)) }
+
+    /// `mayContain(_:)` of the key whose ``hashes(of:)`` these are: what checks one key
+    /// against many filters hashes it once.
+    func mayContain(hashes: (first: UInt64, step: UInt64)) -> Bool {
         let bits = UInt64(words.count * 64)
-        let (first, step) = Self.hashes(of: key)
+        let (first, step) = hashes
         for probe in 0..<UInt64(Self.probes) {
             let bit = Int((first &+ probe &* step) % bits)
             if words[bit / 64] & (1 << UInt64(bit % 64)) == 0 { return false }
@@ -53,7 +60,7 @@ struct KeyFilter {
 
     /// The two hashes the probes are made of (double hashing): FNV-1a over the key's tagged
     /// encoding, and from it a second (splitmix64's finalizer), odd so that the probes cycle.
-    private static func hashes(of key: Value) -> (first: UInt64, step: UInt64) {
+    static func hashes(of key: Value) -> (first: UInt64, step: UInt64) {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func add(_ byte: UInt8) {
             hash ^= UInt64(byte)

@@ -53,9 +53,10 @@ enum StateBatchIndex {
         return indexed == batches
     }
 
-    static func add(id: Value, entity entityName: String, state: Data, keys: [Value], in tx: WriteTransaction) throws {
-        try tx.insertRows(
-            [[id, .text(entityName), .blob(state), .blob(KeyFilter(keys: keys).encoded)]], schema: schema)
+    static func add(id: Value, entity entityName: String, state: Data, filter: KeyFilter, in tx: WriteTransaction)
+        throws
+    {
+        try tx.insertRows([[id, .text(entityName), .blob(state), .blob(filter.encoded)]], schema: schema)
     }
 
     static func remove(id: Int64, in tx: WriteTransaction) throws {
@@ -76,9 +77,16 @@ extension SyncEngine {
                     try tx.writingBookkeeping {
                         try StateBatchIndex.add(
                             id: .integer(record.id), entity: record.entity, state: record.state,
-                            keys: try record.decodedKeys(), in: tx)
+                            filter: KeyFilter(keys: try record.decodedKeys()), in: tx)
                     }
                 }
+            }
+            // Batch filters kept in memory (here or in another process) name the checkpoint
+            // they match: a new one tells them the index changed.
+            if try ArrivalLog.hasCheckpoint(in: store) {
+                var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
+                try ArrivalLog.record(
+                    try ArrivalLog.begin(in: tx, sites: sites, filters: filters), sites: &sites, in: tx)
             }
         }
     }

@@ -58,12 +58,12 @@ extension RowStateTable {
     static let largestBatch = 4096
 
     /// The fewest keys worth a batch: fewer new rows sharing a state get a state row each.
-    /// A commit that changes a row reads the index entry of every batch of its entity (see
-    /// ``foldBatches(holding:at:in:)``), so batches are kept for bulk writes: a store filled
-    /// one row at a time (or synced a few rows at a time) has none, and one filled in
-    /// commits of at least this many rows has at most one per this many rows. Below it,
-    /// a state row costs less than a batch's record and index entry anyway.
-    static let smallestBatch = 1024
+    /// A commit that changes a row checks its key against the filter of every batch of its
+    /// entity (see ``foldBatches(holding:at:in:)``), so batches are kept for bulk writes: a
+    /// store filled one row at a time (or synced a few rows at a time) has none, and one
+    /// filled in commits of at least this many rows has at most one per this many rows.
+    /// Below it, a state row costs about what a batch's record and index entry cost.
+    static let smallestBatch = 256
 
     /// Hands each of this entity's batch records to `body`, in the order they were written,
     /// a few read at a time (its keys are decoded only when asked: an export skips a batch its
@@ -93,7 +93,7 @@ extension RowStateTable {
     /// They are recorded in batches of at most ``largestBatch`` keys, written as rows rather
     /// than objects: a transaction keeps the objects it writes until it ends (to restore them
     /// on a rollback), which for an import of ten million rows would be every batch's keys.
-    func writeBatch(_ keys: [Value], state: Data, in tx: WriteTransaction) throws {
+    func writeBatch(_ keys: [Value], state: Data, at arrival: Arrival, in tx: WriteTransaction) throws {
         for start in stride(from: 0, to: keys.count, by: Self.largestBatch) {
             let part = Array(keys[start..<min(start + Self.largestBatch, keys.count)])
             let id = try tx.insertRow(
@@ -102,14 +102,19 @@ extension RowStateTable {
                     "keys": .blob(SyncStateBatchRecord.encode(part)),
                 ],
                 into: SyncEngine.stateBatchEntity)
-            try StateBatchIndex.add(id: id, entity: entity.name, state: state, keys: part, in: tx)
+            let filter = KeyFilter(keys: part)
+            try StateBatchIndex.add(id: id, entity: entity.name, state: state, filter: filter, in: tx)
+            if case .integer(let number) = id {
+                arrival.filters?.added(id: number, entity: entity.name, filter: filter, at: arrival)
+            }
         }
     }
 
-    /// Removes a batch's record, as a row (see ``writeBatch(_:state:in:)``).
-    private func removeBatch(_ record: SyncStateBatchRecord, in tx: WriteTransaction) throws {
+    /// Removes a batch's record, as a row (see ``writeBatch(_:state:at:in:)``).
+    private func removeBatch(_ record: SyncStateBatchRecord, at arrival: Arrival, in tx: WriteTransaction) throws {
         _ = try tx.deleteRow(withKey: .integer(record.id), from: SyncEngine.stateBatchEntity)
         try StateBatchIndex.remove(id: record.id, in: tx)
+        arrival.filters?.removed(id: record.id, entity: entity.name, at: arrival)
     }
 
     /// Moves this entity's batched states into the state table, one row per key, before
@@ -130,7 +135,7 @@ extension RowStateTable {
         func foldGroup() throws {
             guard !group.isEmpty else { return }
             try writeStates(of: group, at: arrival, in: tx)
-            for batch in group { try removeBatch(batch.record, in: tx) }
+            for batch in group { try removeBatch(batch.record, at: arrival, in: tx) }
             group.removeAll(keepingCapacity: true)
             folded = true
         }
@@ -172,9 +177,9 @@ extension RowStateTable {
         let wanted = Set(keys.map(RowKey.init))
         var leaving: [(record: SyncStateBatchRecord, state: Data, keys: [Value])] = []
         var staying: [(record: SyncStateBatchRecord, keys: [Value])] = []
-        let candidates = try StateBatchIndex.entries(of: entity.name, in: tx.store).compactMap { entry in
-            entry.mayHold(any: keys) ? entry.id : nil
-        }
+        let candidates =
+            try arrival.filters?.candidates(of: entity.name, holding: keys, at: arrival, in: tx.store)
+            ?? StateBatchIndex.entries(of: entity.name, in: tx.store).compactMap { $0.mayHold(any: keys) ? $0.id : nil }
         guard !candidates.isEmpty else { return false }
         for start in stride(from: 0, to: candidates.count, by: 16) {
             let slice = Array(candidates[start..<min(start + 16, candidates.count)])
@@ -193,7 +198,7 @@ extension RowStateTable {
         try writeStates(of: leaving, at: arrival, in: tx)
         for (record, kept) in staying {
             if kept.isEmpty {
-                try removeBatch(record, in: tx)
+                try removeBatch(record, at: arrival, in: tx)
             } else {
                 _ = try tx.updateRow(
                     withKey: .integer(record.id), in: SyncEngine.stateBatchEntity,

@@ -55,7 +55,7 @@ extension SyncEngine {
                 let added = current.filter { !before.contains($0) && !table.isRenamed($0, from: before) }
                 guard !added.isEmpty else { continue }
                 var updated: [(key: Value, state: Data, isNew: Bool)] = []
-                if arrival == nil { arrival = try ArrivalLog.begin(in: tx, sites: sites) }
+                if arrival == nil { arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: filters) }
                 _ = try tx.writingBookkeeping { try table.foldBatches(at: arrival!, in: tx) }
                 for (key, data) in try table.allStates(in: store) {
                     var state = try table.decode(data, sites: sites)
