@@ -23,6 +23,15 @@ extension Store {
         return rows
     }
 
+    /// How many rows of `schema` `predicate` matches (all without one), counted by the engine.
+    @_spi(SharkReplication) public func countStoredRows(of schema: EntitySchema, where predicate: QueryExpression?)
+        throws -> Int
+    {
+        var query = EntityQuery(entity: schema.name)
+        query.predicate = predicate
+        return try withReader { try $0.count(query, schema: schema) }
+    }
+
     /// Whether `schema`'s entity holds any row: one read of at most one row.
     @_spi(SharkReplication) public func hasRows(of schema: EntitySchema) throws -> Bool {
         var query = EntityQuery(entity: schema.name)

@@ -104,7 +104,10 @@ struct EntityExport {
             }
         }
         if try StateBatchIndex.isComplete(for: table.entity.name, in: store) {
-            for entry in try StateBatchIndex.entries(of: table.entity.name, in: store) {
+            // Batches written at or before the arrival the peer has are covered: not even read.
+            let entries = try StateBatchIndex.entries(
+                of: table.entity.name, after: coveredArrival, withFilters: false, in: store)
+            for entry in entries {
                 try exportBatch(state: entry.state) {
                     guard let record = try SyncStateBatchRecord.query(in: store).where(\.id == entry.id).first() else {
                         throw SyncError.corrupt(

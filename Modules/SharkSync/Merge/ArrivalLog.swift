@@ -67,29 +67,48 @@ enum ArrivalLog {
         arrival.filters?.recorded(arrival)
     }
 
-    /// The latest arrival every state row stamped at or before which `peer` has, walking the
-    /// checkpoints from the latest back; nil when there is none (a new peer, or one behind
-    /// every checkpoint kept): the export then reads every state.
+    /// The latest arrival every state row stamped at or before which `peer` has; nil when
+    /// there is none (a new peer, or one behind every checkpoint kept): the export then reads
+    /// every state. Covers only grow from one checkpoint to the next, so the checkpoints the
+    /// peer covers come first: a binary search over their numbers finds the last of them in
+    /// a dozen reads however many there are (one, for a peer that has everything).
     static func lastCovered(by peer: VersionVector, in store: Store, sites: SiteTable) throws -> Int64? {
-        var before: Int64?
-        while true {
-            let page = try store.storedRows(
-                of: schema, where: before.map { .comparison(.less, .column("id"), .value(.integer($0))) },
-                orderedBy: [Ordering(.column("id"), ascending: false)], limit: 64)
-            for row in page {
-                let (checkpoint, cover) = try checkpoint(row, sites: sites)
-                if cover.entries.allSatisfy({ peer.covers(site: $0.key, sequence: $0.value) }) {
-                    return checkpoint.number
-                }
-                before = checkpoint.number
-            }
-            guard page.count == 64 else { return nil }
+        /// The checkpoint numbered at most `number` (the latest without one), if any.
+        func checkpoint(atMost number: Int64?) throws -> (number: Int64, covered: Bool)? {
+            let predicate = number.map { QueryExpression.comparison(.lessOrEqual, .column("id"), .value(.integer($0))) }
+            guard
+                let row = try store.storedRows(
+                    of: schema, where: predicate, orderedBy: [Ordering(.column("id"), ascending: false)], limit: 1
+                ).first
+            else { return nil }
+            let (checkpoint, cover) = try Self.checkpoint(row, sites: sites)
+            return (checkpoint.number, cover.entries.allSatisfy { peer.covers(site: $0.key, sequence: $0.value) })
         }
+        guard let latest = try checkpoint(atMost: nil) else { return nil }
+        if latest.covered { return latest.number }
+        var found: Int64?
+        var low: Int64 = 0
+        var high = latest.number - 1
+        while low <= high {
+            let middle = low + (high - low) / 2
+            guard let probe = try checkpoint(atMost: middle) else {
+                low = middle + 1
+                continue
+            }
+            if probe.covered {
+                found = probe.number
+                low = middle + 1
+            } else {
+                high = probe.number - 1
+            }
+        }
+        return found
     }
 
     /// Whether the store has a checkpoint (a store whose metadata predates arrivals has none).
     static func hasCheckpoint(in store: Store) throws -> Bool {
-        guard try store.recordedSchemas().contains(where: { $0.name == entity }) else { return false }
+        // A writable engine prepared the log; only a read-only store may lack it.
+        if store.isReadOnly, try !store.recordedSchemas().contains(where: { $0.name == entity }) { return false }
         return try store.hasRows(of: schema)
     }
 

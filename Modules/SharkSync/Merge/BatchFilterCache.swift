@@ -50,6 +50,14 @@ final class BatchFilterCache: Sendable {
         }
     }
 
+    /// Notes the new filter of a batch that keys left, in the transaction of `arrival`.
+    func replaced(id: Int64, entity: String, filter: KeyFilter, at arrival: Arrival) {
+        change(at: arrival) { entries in
+            guard let position = entries[entity]?.firstIndex(where: { $0.id == id }) else { return }
+            entries[entity]![position] = Entry(id: id, filter: filter)
+        }
+    }
+
     /// Notes a batch the transaction of `arrival` removed.
     func removed(id: Int64, entity: String, at arrival: Arrival) {
         change(at: arrival) { entries in

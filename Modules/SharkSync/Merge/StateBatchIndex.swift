@@ -17,8 +17,9 @@ enum StateBatchIndex {
             ColumnSchema(name: "entity", type: .text, isNullable: false),
             ColumnSchema(name: "state", type: .blob, isNullable: false),
             ColumnSchema(name: "filter", type: .blob, isNullable: false),
+            ColumnSchema(name: "arrival", type: .integer, isNullable: false),
         ],
-        indexes: [IndexSchema(entity: entity, columns: ["entity"], isUnique: false)])
+        indexes: [IndexSchema(entity: entity, columns: ["entity", "arrival"], isUnique: false)])
 
     struct Entry {
         /// The batch record's id.
@@ -33,30 +34,49 @@ enum StateBatchIndex {
         }
     }
 
-    /// The entries of `entityName`'s batches, in the order the batches were written.
-    static func entries(of entityName: String, in store: Store) throws -> [Entry] {
-        try store.storedRows(of: schema, where: .comparison(.equal, .column("entity"), .value(.text(entityName))))
-            .compactMap { row in
-                guard case .integer(let id) = row[0], case .blob(let state) = row[2] else { return nil }
-                guard case .blob(let filter) = row[3] else { return Entry(id: id, state: state, filter: nil) }
-                return Entry(id: id, state: state, filter: KeyFilter(encoded: filter))
-            }
+    /// The entries of `entityName`'s batches, in the order the batches were written: all, or
+    /// those written after arrival `after` (see ``ArrivalLog``; a batch written before
+    /// arrivals counts as written at 0). Without `withFilters`, filters are not decoded.
+    static func entries(of entityName: String, after arrival: Int64? = nil, withFilters: Bool = true, in store: Store)
+        throws -> [Entry]
+    {
+        var predicate = QueryExpression.comparison(.equal, .column("entity"), .value(.text(entityName)))
+        if let arrival {
+            predicate = .conjunction(predicate, .comparison(.greater, .column("arrival"), .value(.integer(arrival))))
+        }
+        return try store.storedRows(of: schema, where: predicate).compactMap { row in
+            guard case .integer(let id) = row[0], case .blob(let state) = row[2] else { return nil }
+            guard withFilters, case .blob(let filter) = row[3] else { return Entry(id: id, state: state, filter: nil) }
+            return Entry(id: id, state: state, filter: KeyFilter(encoded: filter))
+        }
     }
 
     /// Whether every batch of `entityName` has its entry: false on a read-only store written
     /// before the index was, whose readers then read the batches themselves.
     static func isComplete(for entityName: String, in store: Store) throws -> Bool {
-        guard try store.recordedSchemas().contains(where: { $0.name == entity }) else { return false }
-        let indexed = try store.countRows(
-            of: entity, where: .comparison(.equal, .column("entity"), .value(.text(entityName))))
+        // A writable engine prepared the index; only a read-only store may lack it. (Reading
+        // the recorded schemas decodes every entity's: not for every export.)
+        if store.isReadOnly, try !store.recordedSchemas().contains(where: { $0.name == entity }) { return false }
+        let indexed = try store.countStoredRows(
+            of: schema, where: .comparison(.equal, .column("entity"), .value(.text(entityName))))
         let batches = try SyncStateBatchRecord.query(in: store).where(\.entity == entityName).count()
         return indexed == batches
     }
 
-    static func add(id: Value, entity entityName: String, state: Data, filter: KeyFilter, in tx: WriteTransaction)
-        throws
-    {
-        try tx.insertRows([[id, .text(entityName), .blob(state), .blob(filter.encoded)]], schema: schema)
+    /// Adds the entry of batch `id`, written at `arrival` (0 for a batch older than arrivals).
+    static func add(
+        id: Value, entity entityName: String, state: Data, filter: KeyFilter, arrival: Int64, in tx: WriteTransaction
+    ) throws {
+        try tx.insertRows(
+            [[id, .text(entityName), .blob(state), .blob(filter.encoded), .integer(arrival)]], schema: schema)
+    }
+
+    /// Writes the filter of batch `id` anew, after keys left it.
+    static func replaceFilter(of id: Int64, with filter: KeyFilter, in tx: WriteTransaction) throws {
+        var columns = ColumnSet()
+        columns.insert(3)
+        let row: [Value] = [.integer(id), .null, .null, .blob(filter.encoded), .null]
+        try tx.updateRow(withKey: .integer(id), row: row, columns: columns, schema: schema)
     }
 
     static func remove(id: Int64, in tx: WriteTransaction) throws {
@@ -69,7 +89,7 @@ extension SyncEngine {
     /// was): once, when a writable engine opens a store that has such batches.
     func indexUnindexedBatches() throws {
         let batches = try SyncStateBatchRecord.query(in: store).count()
-        guard try store.countRows(of: StateBatchIndex.entity) != batches else { return }
+        guard try store.countStoredRows(of: StateBatchIndex.schema, where: nil) != batches else { return }
         try store.write { tx in
             let indexed = Set(try store.storedRows(of: StateBatchIndex.schema, inKeyOrder: false).map { $0[0] })
             try SyncStateBatchRecord.query(in: store).orderBy(\.id).batch(size: 16) { records in
@@ -77,7 +97,7 @@ extension SyncEngine {
                     try tx.writingBookkeeping {
                         try StateBatchIndex.add(
                             id: .integer(record.id), entity: record.entity, state: record.state,
-                            filter: KeyFilter(keys: try record.decodedKeys()), in: tx)
+                            filter: KeyFilter(keys: try record.decodedKeys()), arrival: 0, in: tx)
                     }
                 }
             }

@@ -103,7 +103,8 @@ extension RowStateTable {
                 ],
                 into: SyncEngine.stateBatchEntity)
             let filter = KeyFilter(keys: part)
-            try StateBatchIndex.add(id: id, entity: entity.name, state: state, filter: filter, in: tx)
+            try StateBatchIndex.add(
+                id: id, entity: entity.name, state: state, filter: filter, arrival: arrival.number, in: tx)
             if case .integer(let number) = id {
                 arrival.filters?.added(id: number, entity: entity.name, filter: filter, at: arrival)
             }
@@ -203,6 +204,11 @@ extension RowStateTable {
                 _ = try tx.updateRow(
                     withKey: .integer(record.id), in: SyncEngine.stateBatchEntity,
                     setting: ["keys": .blob(SyncStateBatchRecord.encode(kept))])
+                // The filter of the keys that stay: a key that left would otherwise send every
+                // later commit of it to read this batch again for nothing.
+                let filter = KeyFilter(keys: kept)
+                try StateBatchIndex.replaceFilter(of: record.id, with: filter, in: tx)
+                arrival.filters?.replaced(id: record.id, entity: entity.name, filter: filter, at: arrival)
             }
         }
         return true
