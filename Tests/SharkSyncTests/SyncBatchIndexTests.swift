@@ -29,6 +29,20 @@ struct SyncBatchIndexTests {
         #expect(KeyFilter(encoded: Data([1, 2, 3])) == nil)
     }
 
+    @Test("a batch's bytes tell the keys it may hold without decoding them")
+    func batchBytesHoldKeys() throws {
+        let ids = (0..<300).map { _ in UUID().columnValue }
+        let record = SyncStateBatchRecord(entity: "SyncNote", state: Data(), keys: SyncStateBatchRecord.encode(ids))
+        #expect(ids.allSatisfy { record.mayHold([SyncStateBatchRecord.encode(key: $0)]) })
+        let strangers = (0..<300).map { _ in UUID().columnValue }
+        #expect(strangers.filter { record.mayHold([SyncStateBatchRecord.encode(key: $0)]) }.isEmpty)
+        let texts: [Value] = ["a", "b", "folder 12"]
+        let named = SyncStateBatchRecord(entity: "SyncFolder", state: Data(), keys: SyncStateBatchRecord.encode(texts))
+        #expect(named.mayHold([SyncStateBatchRecord.encode(key: "folder 12")]))
+        #expect(!named.mayHold([SyncStateBatchRecord.encode(key: "folder 1"), SyncStateBatchRecord.encode(key: "c")]))
+        #expect(!named.mayHold([]))
+    }
+
     @Test(
         "batches written before the index get their entries when a writable engine opens",
         arguments: TestDriver.allCases)

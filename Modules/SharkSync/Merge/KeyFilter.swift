@@ -30,9 +30,14 @@ struct KeyFilter {
     /// A filter as stored; nil for bytes that are not one.
     init?(encoded data: Data) {
         guard !data.isEmpty, data.count % 8 == 0 else { return nil }
+        let count = data.count / 8
         words = data.withUnsafeBytes { buffer in
-            (0..<data.count / 8).map {
-                UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self))
+            [UInt64](unsafeUninitializedCapacity: count) { words, initialized in
+                for index in 0..<count {
+                    words[index] = UInt64(
+                        littleEndian: buffer.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+                }
+                initialized = count
             }
         }
     }

@@ -39,6 +39,36 @@ final class SyncStateBatchRecord {
         return decoded
     }
 
+    /// `key` as ``encode(_:)`` writes it among the others.
+    static func encode(key: Value) -> [UInt8] {
+        var writer = ByteWriter(capacity: 18)
+        writer.append(value: key)
+        return writer.bytes
+    }
+
+    /// False when no key of `encodedKeys` (each from ``encode(key:)``) is among this batch's
+    /// keys: a search of the bytes, which may also find one across two keys (then true).
+    func mayHold(_ encodedKeys: [[UInt8]]) -> Bool {
+        keys.withUnsafeBytes { stored in
+            encodedKeys.contains { key in
+                key.withUnsafeBytes { wanted in Self.bytes(stored, contain: wanted) }
+            }
+        }
+    }
+
+    /// Whether `wanted` occurs in `bytes`, found by its last byte first (a key's last bytes
+    /// vary most; its first is a tag every key shares).
+    private static func bytes(_ bytes: UnsafeRawBufferPointer, contain wanted: UnsafeRawBufferPointer) -> Bool {
+        guard let last = wanted.last else { return true }
+        guard wanted.count <= bytes.count, let base = bytes.baseAddress, let pattern = wanted.baseAddress else {
+            return false
+        }
+        for end in (wanted.count - 1)..<bytes.count where bytes[end] == last {
+            if memcmp(base + end - (wanted.count - 1), pattern, wanted.count) == 0 { return true }
+        }
+        return false
+    }
+
     static func encode(_ keys: [Value]) -> Data {
         var writer = ByteWriter(capacity: keys.count * 18 + 4)
         writer.append(varint: keys.count)
@@ -176,6 +206,7 @@ extension RowStateTable {
     @discardableResult
     func foldBatches(holding keys: [Value], at arrival: Arrival, in tx: WriteTransaction) throws -> Bool {
         let wanted = Set(keys.map(RowKey.init))
+        let encodedKeys = keys.map(SyncStateBatchRecord.encode(key:))
         var leaving: [(record: SyncStateBatchRecord, state: Data, keys: [Value])] = []
         var staying: [(record: SyncStateBatchRecord, keys: [Value])] = []
         let candidates =
@@ -185,6 +216,9 @@ extension RowStateTable {
         for start in stride(from: 0, to: candidates.count, by: 16) {
             let slice = Array(candidates[start..<min(start + 16, candidates.count)])
             for record in try SyncStateBatchRecord.query(in: tx.store).where(.isIn(\.id, slice)).orderBy(\.id).fetch() {
+                // A filter may name a batch that does not hold the keys (one in 1,400): a
+                // search of its bytes for theirs skips it without decoding a key.
+                guard record.mayHold(encodedKeys) else { continue }
                 var moved: [Value] = []
                 var kept: [Value] = []
                 for key in try record.decodedKeys() {
