@@ -73,33 +73,39 @@ enum ArrivalLog {
     /// peer covers come first: a binary search over their numbers finds the last of them in
     /// a dozen reads however many there are (one, for a peer that has everything).
     static func lastCovered(by peer: VersionVector, in store: Store, sites: SiteTable) throws -> Int64? {
-        /// The checkpoint numbered at most `number` (the latest without one), if any.
-        func checkpoint(atMost number: Int64?) throws -> (number: Int64, covered: Bool)? {
-            let predicate = number.map { QueryExpression.comparison(.lessOrEqual, .column("id"), .value(.integer($0))) }
-            guard
-                let row = try store.storedRows(
-                    of: schema, where: predicate, orderedBy: [Ordering(.column("id"), ascending: false)], limit: 1
-                ).first
-            else { return nil }
+        /// The latest checkpoint, or (`from`) the first numbered at least `from`: either is
+        /// one step of the key's order, on every engine.
+        func checkpoint(from number: Int64?) throws -> (number: Int64, covered: Bool)? {
+            let row =
+                if let number {
+                    try store.storedRows(
+                        of: schema, where: .comparison(.greaterOrEqual, .column("id"), .value(.integer(number))),
+                        orderedBy: [Ordering(.column("id"))], limit: 1
+                    ).first
+                } else {
+                    try store.storedRows(
+                        of: schema, where: nil, orderedBy: [Ordering(.column("id"), ascending: false)], limit: 1
+                    ).first
+                }
+            guard let row else { return nil }
             let (checkpoint, cover) = try Self.checkpoint(row, sites: sites)
             return (checkpoint.number, cover.entries.allSatisfy { peer.covers(site: $0.key, sequence: $0.value) })
         }
-        guard let latest = try checkpoint(atMost: nil) else { return nil }
+        guard let latest = try checkpoint(from: nil) else { return nil }
         if latest.covered { return latest.number }
+        // Covered checkpoints come first: find the last one below the latest.
         var found: Int64?
         var low: Int64 = 0
         var high = latest.number - 1
         while low <= high {
             let middle = low + (high - low) / 2
-            guard let probe = try checkpoint(atMost: middle) else {
-                low = middle + 1
-                continue
-            }
-            if probe.covered {
+            if let probe = try checkpoint(from: middle), probe.number <= high, probe.covered {
                 found = probe.number
-                low = middle + 1
+                low = probe.number + 1
             } else {
-                high = probe.number - 1
+                // No checkpoint from `middle` to `high`, or the first of them is not covered
+                // (and neither is any later one).
+                high = middle - 1
             }
         }
         return found

@@ -19,7 +19,10 @@ enum StateBatchIndex {
             ColumnSchema(name: "filter", type: .blob, isNullable: false),
             ColumnSchema(name: "arrival", type: .integer, isNullable: false),
         ],
-        indexes: [IndexSchema(entity: entity, columns: ["entity", "arrival"], isUnique: false)])
+        indexes: [
+            IndexSchema(entity: entity, columns: ["entity"], isUnique: false),
+            IndexSchema(entity: entity, columns: ["arrival"], isUnique: false),
+        ])
 
     struct Entry {
         /// The batch record's id.
@@ -40,14 +43,22 @@ enum StateBatchIndex {
     static func entries(of entityName: String, after arrival: Int64? = nil, withFilters: Bool = true, in store: Store)
         throws -> [Entry]
     {
-        var predicate = QueryExpression.comparison(.equal, .column("entity"), .value(.text(entityName)))
-        if let arrival {
-            predicate = .conjunction(predicate, .comparison(.greater, .column("arrival"), .value(.integer(arrival))))
-        }
-        // In the index's order (entity, arrival, then id, which is the order written): the
-        // engine reads the entries through it without sorting kilobytes of filters.
-        let order = [Ordering(.column("entity")), Ordering(.column("arrival"))]
-        return try store.storedRows(of: schema, where: predicate, orderedBy: order, limit: Int.max).compactMap { row in
+        // Through one index, in its order (then id, the order written), so that the engine
+        // neither reads the entries of batches a peer has nor sorts kilobytes of filters: the
+        // arrival index for those written since (of every entity: they are few), else the
+        // entity's.
+        let rows =
+            if let arrival {
+                try store.storedRows(
+                    of: schema, where: .comparison(.greater, .column("arrival"), .value(.integer(arrival))),
+                    orderedBy: [Ordering(.column("arrival"))], limit: Int.max
+                ).filter { $0[1] == .text(entityName) }
+            } else {
+                try store.storedRows(
+                    of: schema, where: .comparison(.equal, .column("entity"), .value(.text(entityName))),
+                    orderedBy: [Ordering(.column("entity"))], limit: Int.max)
+            }
+        return rows.compactMap { row in
             guard case .integer(let id) = row[0], case .blob(let state) = row[2] else { return nil }
             guard withFilters, case .blob(let filter) = row[3] else { return Entry(id: id, state: state, filter: nil) }
             return Entry(id: id, state: state, filter: KeyFilter(encoded: filter))
