@@ -112,16 +112,7 @@ struct SyncArrivalTests {
         for note in notes[..<10] { note.stars = 5 }
         try store.commit(Array(notes[..<10]))
         try send(a, to: b)
-        // As a store written before arrivals: state tables without the column, no checkpoint.
-        for name in ["SyncNote", "SyncFolder"] {
-            let schema = try store.recordedSchema(of: name)
-            try store.prepareInternal(RowStateTable(for: schema, stampsArrivals: false).schema)
-        }
-        try store.write { tx in
-            for row in try store.fetchRows(of: ArrivalLog.entity) {
-                try tx.deleteRow(withKey: row.values[0], from: ArrivalLog.entity)
-            }
-        }
+        try writeMetadataAsBeforeArrivals(store)
         a = try replica(on: store, site: 1)
         #expect(try store.recordedSchema(of: "SharkSyncState_SyncNote").columns.map(\.name).contains("arrival"))
         #expect(try store.countRows(of: ArrivalLog.entity) == 1)
@@ -193,6 +184,20 @@ struct SyncArrivalTests {
         #expect(!batched.contains(RowKey(later[3].id.columnValue)))
         #expect(!batched.contains(RowKey(kept[5].id.columnValue)))
         #expect(batched.count == 2 * RowStateTable.smallestBatch - 3)
+    }
+}
+
+/// Makes `store`'s sync metadata (of SyncNote and SyncFolder) what a store written before
+/// arrivals holds: state tables and batch index without the `arrival` column, no checkpoint.
+func writeMetadataAsBeforeArrivals(_ store: Store) throws {
+    for name in ["SyncNote", "SyncFolder"] {
+        try store.prepareInternal(RowStateTable(for: try store.recordedSchema(of: name), stampsArrivals: false).schema)
+    }
+    try store.prepareInternal(StateBatchIndex.schemaBeforeArrivals)
+    try store.write { tx in
+        for row in try store.fetchRows(of: ArrivalLog.entity) {
+            try tx.deleteRow(withKey: row.values[0], from: ArrivalLog.entity)
+        }
     }
 }
 

@@ -24,6 +24,22 @@ enum StateBatchIndex {
             IndexSchema(entity: entity, columns: ["arrival"], isUnique: false),
         ])
 
+    /// The index as a store written before arrivals records it (no `arrival` column): what a
+    /// read-only store, which cannot add the column, reads it by.
+    static let schemaBeforeArrivals = EntitySchema(
+        name: entity, keyKind: .autoIncrement, columns: Array(schema.columns.dropLast()),
+        indexes: [IndexSchema(entity: entity, columns: ["entity"], isUnique: false)])
+
+    /// The schema this store's index reads by: ``schema``, or on a read-only store written
+    /// before arrivals ``schemaBeforeArrivals``.
+    static func readableSchema(in store: Store) throws -> EntitySchema {
+        guard store.isReadOnly,
+            let recorded = try store.recordedSchemas().first(where: { $0.name == entity }),
+            !recorded.columns.contains(where: { $0.name == "arrival" })
+        else { return schema }
+        return schemaBeforeArrivals
+    }
+
     struct Entry {
         /// The batch record's id.
         var id: Int64
@@ -47,6 +63,7 @@ enum StateBatchIndex {
         // neither reads the entries of batches a peer has nor sorts kilobytes of filters: the
         // arrival index for those written since (of every entity: they are few), else the
         // entity's.
+        let schema = try readableSchema(in: store)
         let rows =
             if let arrival {
                 try store.storedRows(
