@@ -152,6 +152,40 @@ struct SyncArrivalTests {
         #expect(batched.count == 2 * RowStateTable.smallestBatch - 2)
     }
 
+    @Test(
+        "the first update after a bulk insert reads no batch filter; an engine opened later reads them once",
+        arguments: TestDriver.persistent)
+    func firstUpdateAfterBulkInsert(driver: TestDriver) throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let a = try replica(on: try driver.openFile(file.path), site: 1)
+        let notes = (0..<(2 * RowStateTable.smallestBatch)).map { SyncNote(title: "bulk \($0)") }
+        try a.store.commit(Array(notes[..<RowStateTable.smallestBatch]))
+        try a.store.commit(Array(notes[RowStateTable.smallestBatch...]))
+        notes[3].stars = 1
+        notes[RowStateTable.smallestBatch + 3].stars = 1
+        try a.store.commit([notes[3], notes[RowStateTable.smallestBatch + 3]])
+        #expect(a.filters.reads.load(ordering: .relaxed) == 0)
+        #expect(try batchedKeys(a.store).count == 2 * RowStateTable.smallestBatch - 2)
+        a.store.close()
+
+        let b = try replica(on: try driver.openFile(file.path), site: 1)
+        defer { b.store.close() }
+        for (round, note) in notes[10..<13].enumerated() {
+            let edited = try #require(try b.store.find(SyncNote.self, id: note.id))
+            edited.stars = round + 2
+            try b.store.commit(edited)
+        }
+        #expect(b.filters.reads.load(ordering: .relaxed) == 1)
+        #expect(try batchedKeys(b.store).count == 2 * RowStateTable.smallestBatch - 5)
+        // What every replica sees: the edits, once each.
+        let c = try replica(driver, site: 2)
+        defer { c.store.close() }
+        #expect(try send(b, to: c).rowsApplied == notes.count)
+        #expect(try c.store.find(SyncNote.self, id: notes[12].id)?.stars == 4)
+        #expect(try c.store.find(SyncNote.self, id: notes[RowStateTable.smallestBatch + 3].id)?.stars == 1)
+    }
+
     @Test("batch filters kept in memory forget what a rolled-back transaction wrote", arguments: TestDriver.allCases)
     func filtersAfterRollback(driver: TestDriver) throws {
         let a = try replica(driver, site: 1)

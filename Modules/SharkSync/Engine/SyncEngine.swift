@@ -137,6 +137,7 @@ public final class SyncEngine: Sendable {
         do {
             try indexUnindexedBatches()
             try startArrivals(restamped: !unstamped.isEmpty)
+            try startFilters()
             try catchUpStateColumns()
             try applyPending()
         } catch {

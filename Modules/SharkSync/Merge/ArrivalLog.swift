@@ -41,15 +41,25 @@ enum ArrivalLog {
     /// The arrival of a transaction that writes row states or batches, from the latest
     /// checkpoint; `filters` are the engine's (see ``BatchFilterCache``).
     static func begin(in tx: WriteTransaction, sites: SiteTable, filters: BatchFilterCache) throws -> Arrival {
-        guard
-            let latest = try tx.store.storedRows(
-                of: schema, where: nil, orderedBy: [Ordering(.column("id"), ascending: false)], limit: 1
-            ).first
-        else {
+        guard let latest = try latestRow(in: tx.store) else {
             throw SyncError.corrupt(.damagedMetadata, "the sync metadata has no arrival checkpoint")
         }
         let (previous, cover) = try checkpoint(latest, sites: sites)
         return Arrival(previous: previous, cover: cover, filters: filters)
+    }
+
+    /// The latest checkpoint's name, the one the next transaction begins from.
+    static func latest(in store: Store) throws -> ArrivalCheckpoint? {
+        guard let row = try latestRow(in: store) else { return nil }
+        guard case .integer(let number) = row[0], case .integer(let token) = row[2] else {
+            throw SyncError.corrupt(.damagedMetadata, "an arrival checkpoint of the sync metadata is damaged")
+        }
+        return ArrivalCheckpoint(number: number, token: token)
+    }
+
+    private static func latestRow(in store: Store) throws -> [Value]? {
+        try store.storedRows(of: schema, where: nil, orderedBy: [Ordering(.column("id"), ascending: false)], limit: 1)
+            .first
     }
 
     /// Records `arrival`'s checkpoint, and thins the one that leaves the dense stretch.
@@ -64,7 +74,7 @@ enum ArrivalLog {
                 try tx.deleteRow(withKey: .integer(leaving), schema: schema)
             }
         }
-        arrival.filters?.recorded(arrival)
+        arrival.filters.recorded(arrival)
     }
 
     /// The latest arrival every state row stamped at or before which `peer` has; nil when
@@ -158,30 +168,40 @@ final class Arrival {
     let identity: ArrivalCheckpoint
     private(set) var cover: VersionVector
     /// The engine's batch filters, kept in step with the batches the transaction writes.
-    let filters: BatchFilterCache?
+    let filters: BatchFilterCache
 
     var number: Int64 { identity.number }
 
     /// The arrival after `previous` (the first, numbered 1, without one).
-    init(previous: ArrivalCheckpoint?, cover: VersionVector, filters: BatchFilterCache?) {
+    init(previous: ArrivalCheckpoint?, cover: VersionVector, filters: BatchFilterCache) {
         self.previous = previous
         identity = ArrivalCheckpoint(number: (previous?.number ?? 0) + 1, token: Int64.random(in: .min ... .max))
         self.cover = cover
         self.filters = filters
     }
 
-    /// Takes `version` into the cover (the unknown version of `RowMerge.unknown` needs none:
-    /// every vector covers it).
-    func note(site: UUID, sequence: UInt64) {
-        guard site != RowMerge.unknown.site, cover[site] < sequence else { return }
-        cover[site] = sequence
+    /// Takes a version the transaction writes into its cover.
+    func note(site: UUID, sequence: UInt64) { cover.takeIn(site: site, sequence: sequence) }
+
+    func note(_ version: ColumnVersion) { cover.takeIn(version) }
+
+    func note(_ state: RowState) { cover.takeIn(state) }
+}
+
+extension VersionVector {
+    /// Grows the vector to cover `sequence` of `site` (the unknown version of
+    /// `RowMerge.unknown` needs nothing: every vector covers it); what an arrival's cover is
+    /// made of.
+    mutating func takeIn(site: UUID, sequence: UInt64) {
+        guard site != RowMerge.unknown.site, self[site] < sequence else { return }
+        self[site] = sequence
     }
 
-    func note(_ version: ColumnVersion) { note(site: version.site, sequence: version.sequence) }
+    mutating func takeIn(_ version: ColumnVersion) { takeIn(site: version.site, sequence: version.sequence) }
 
-    func note(_ state: RowState) {
-        note(state.base)
-        for version in state.overrides.values { note(version) }
+    mutating func takeIn(_ state: RowState) {
+        takeIn(state.base)
+        for version in state.overrides.values { takeIn(version) }
     }
 }
 
@@ -196,20 +216,20 @@ extension SyncEngine {
         try store.write { tx in
             var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
             let old = try store.storedRows(of: ArrivalLog.schema, inKeyOrder: true).map(\.[0])
-            let cover = Arrival(previous: nil, cover: VersionVector(), filters: nil)
+            var cover = VersionVector()
             for table in tables.values {
                 var after: Value?
                 while true {
                     let rows = try store.storedRows(of: table.schema, after: after, limit: 4096)
                     for row in rows {
                         guard case .blob(let data) = row[1] else { continue }
-                        cover.note(try table.decode(data, sites: sites))
+                        cover.takeIn(try table.decode(data, sites: sites))
                     }
                     guard rows.count == 4096 else { break }
                     after = rows[rows.count - 1][0]
                 }
                 for entry in try StateBatchIndex.entries(of: table.entity.name, in: store) {
-                    cover.note(try table.decode(entry.state, sites: sites))
+                    cover.takeIn(try table.decode(entry.state, sites: sites))
                 }
             }
             // Numbered after the last old checkpoint, whose token no cache holds any more.
@@ -219,7 +239,7 @@ extension SyncEngine {
                 for key in old { try tx.deleteRow(withKey: key, schema: ArrivalLog.schema) }
             }
             try ArrivalLog.record(
-                Arrival(previous: previous, cover: cover.cover, filters: filters), sites: &sites, in: tx)
+                Arrival(previous: previous, cover: cover, filters: filters), sites: &sites, in: tx)
             try tx.writingBookkeeping { try tx.commit(sites.records) }
         }
     }

@@ -31,6 +31,10 @@ final class BatchFilterCache: Sendable {
 
     private let contents = Mutex<Contents?>(nil)
 
+    /// How many times an entity's filters were read from the store (what the tests of their
+    /// reuse count).
+    let reads = Atomic<Int>(0)
+
     /// The ids of `entity`'s batches that may hold one of `keys`, in the order they were
     /// written, for the transaction of `arrival`.
     func candidates(of entity: String, holding keys: [Value], at arrival: Arrival, in store: Store) throws
@@ -40,6 +44,18 @@ final class BatchFilterCache: Sendable {
         return try entries(of: entity, at: arrival, in: store).compactMap { entry in
             guard let filter = entry.filter else { return entry.id }
             return hashes.contains(where: filter.mayContain(hashes:)) ? entry.id : nil
+        }
+    }
+
+    /// Starts with no filter for `entities`, which have no batch at `checkpoint`: the batches
+    /// this engine writes from then on are noted as they are written, so the first commit that
+    /// changes rows after a bulk insert reads no filter (unless another engine or process wrote
+    /// meanwhile, which leaves another checkpoint). Filters already read are kept.
+    func start(withNoBatchesOf entities: [String], at checkpoint: ArrivalCheckpoint) {
+        contents.withLock { contents in
+            guard contents == nil else { return }
+            contents = Contents(
+                checkpoint: checkpoint, entries: Dictionary(uniqueKeysWithValues: entities.map { ($0, []) }))
         }
     }
 
@@ -83,6 +99,7 @@ final class BatchFilterCache: Sendable {
         // Read in the transaction: what it wrote so far is in them, so they are labelled with
         // its checkpoint (a rollback leaves the store at another, and they are read again).
         let read = try StateBatchIndex.entries(of: entity, in: store).map { Entry(id: $0.id, filter: $0.filter) }
+        reads.add(1, ordering: .relaxed)
         contents.withLock { contents in
             if contents == nil
                 || !(contents!.checkpoint == arrival.previous || contents!.checkpoint == arrival.identity)
@@ -107,6 +124,19 @@ final class BatchFilterCache: Sendable {
             }
             contents!.checkpoint = arrival.identity
             body(&contents!.entries)
+        }
+    }
+}
+
+extension SyncEngine {
+    /// Tells the filters which entities have no batch when the engine opens, in a transaction
+    /// so that no other writer comes between the checkpoint and what the index holds. An
+    /// entity that has batches has its filters read by the first commit that needs them.
+    func startFilters() throws {
+        try store.write { tx in
+            guard let latest = try ArrivalLog.latest(in: tx.store) else { return }
+            let empty = try tables.keys.filter { try !StateBatchIndex.hasEntries(of: $0, in: tx.store) }
+            filters.start(withNoBatchesOf: empty, at: latest)
         }
     }
 }

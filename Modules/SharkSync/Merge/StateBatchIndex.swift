@@ -45,12 +45,14 @@ enum StateBatchIndex {
         var id: Int64
         var state: Data
         var filter: KeyFilter?
+    }
 
-        /// Whether the batch may hold one of `keys` (always, without a readable filter).
-        func mayHold(any keys: some Collection<Value>) -> Bool {
-            guard let filter else { return true }
-            return keys.contains(where: filter.mayContain)
-        }
+    /// Whether `entityName` has a batch (one step of the entity index).
+    static func hasEntries(of entityName: String, in store: Store) throws -> Bool {
+        try !store.storedRows(
+            of: try readableSchema(in: store), where: .comparison(.equal, .column("entity"), .value(.text(entityName))),
+            orderedBy: [Ordering(.column("entity"))], limit: 1
+        ).isEmpty
     }
 
     /// The entries of `entityName`'s batches, in the order the batches were written: all, or

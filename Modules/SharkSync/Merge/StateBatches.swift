@@ -136,7 +136,7 @@ extension RowStateTable {
             try StateBatchIndex.add(
                 id: id, entity: entity.name, state: state, filter: filter, arrival: arrival.number, in: tx)
             if case .integer(let number) = id {
-                arrival.filters?.added(id: number, entity: entity.name, filter: filter, at: arrival)
+                arrival.filters.added(id: number, entity: entity.name, filter: filter, at: arrival)
             }
         }
     }
@@ -145,7 +145,7 @@ extension RowStateTable {
     private func removeBatch(_ record: SyncStateBatchRecord, at arrival: Arrival, in tx: WriteTransaction) throws {
         _ = try tx.deleteRow(withKey: .integer(record.id), from: SyncEngine.stateBatchEntity)
         try StateBatchIndex.remove(id: record.id, in: tx)
-        arrival.filters?.removed(id: record.id, entity: entity.name, at: arrival)
+        arrival.filters.removed(id: record.id, entity: entity.name, at: arrival)
     }
 
     /// Moves this entity's batched states into the state table, one row per key, before
@@ -209,9 +209,7 @@ extension RowStateTable {
         let encodedKeys = keys.map(SyncStateBatchRecord.encode(key:))
         var leaving: [(record: SyncStateBatchRecord, state: Data, keys: [Value])] = []
         var staying: [(record: SyncStateBatchRecord, keys: [Value])] = []
-        let candidates =
-            try arrival.filters?.candidates(of: entity.name, holding: keys, at: arrival, in: tx.store)
-            ?? StateBatchIndex.entries(of: entity.name, in: tx.store).compactMap { $0.mayHold(any: keys) ? $0.id : nil }
+        let candidates = try arrival.filters.candidates(of: entity.name, holding: keys, at: arrival, in: tx.store)
         guard !candidates.isEmpty else { return false }
         for start in stride(from: 0, to: candidates.count, by: 16) {
             let slice = Array(candidates[start..<min(start + 16, candidates.count)])
@@ -242,7 +240,7 @@ extension RowStateTable {
                 // later commit of it to read this batch again for nothing.
                 let filter = KeyFilter(keys: kept)
                 try StateBatchIndex.replaceFilter(of: record.id, with: filter, in: tx)
-                arrival.filters?.replaced(id: record.id, entity: entity.name, filter: filter, at: arrival)
+                arrival.filters.replaced(id: record.id, entity: entity.name, filter: filter, at: arrival)
             }
         }
         return true
