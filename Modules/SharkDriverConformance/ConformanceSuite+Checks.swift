@@ -87,6 +87,11 @@ extension ConformanceSuite {
             requires: .any
         ) { try CRUDTests().insertAndFind(driver: $0) },
         ConformanceCheck(
+            suite: "Create, read, update, delete",
+            name: "a lookup by key outside a transaction sees each commit, no removed row, and a closed store throws",
+            requires: .any
+        ) { try CRUDTests().lookupByKeyOutsideTransactions(driver: $0) },
+        ConformanceCheck(
             suite: "Create, read, update, delete", name: "update writes the changes; remove deletes", requires: .any
         ) { try CRUDTests().updateAndRemove(driver: $0) },
         ConformanceCheck(

@@ -10,6 +10,9 @@ final class MemoryConnection: DriverConnection {
     private let isWriter: Bool
     private var savepoints: [(name: String, state: MemoryDatabaseState)] = []
     private let builder = RowBuilder()
+    /// The driver's `isTracing`, kept here: reading the tracer through the driver copies it
+    /// (its handlers and logger), which cost every lookup and write a tenth.
+    private let isTracing: Bool
 
     /// A writer (`isWriter`), or a reader whose snapshot is taken by its first query, as
     /// SQLite's deferred read transactions take theirs: what was committed before a read
@@ -19,6 +22,7 @@ final class MemoryConnection: DriverConnection {
         self.driver = driver
         self.state = nil
         self.isWriter = isWriter
+        isTracing = driver.isTracing
     }
 
     // MARK: Transactions
@@ -62,6 +66,11 @@ final class MemoryConnection: DriverConnection {
     // A reader's state is one snapshot already.
     func beginRead() throws {}
     func endRead() throws {}
+
+    /// Forgets a reader's snapshot, before the driver lends the connection to another read.
+    func endReuse() {
+        state = nil
+    }
 
     // MARK: Schema
 
@@ -170,16 +179,7 @@ final class MemoryConnection: DriverConnection {
     func read(_ request: ReadRequest, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
         switch request {
         case .key(let key):
-            let table = try self.table(schema.name)
-            let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
-            let row = table.row(forKey: key)
-            driver.countVisits(row == nil ? 0 : 1)
-            if let start {
-                driver.tracer.record(
-                    statement: "SELECT * FROM \"\(schema.name)\" WHERE \"\(schema.key.name)\" = ? -- key lookup",
-                    arguments: [key], duration: ContinuousClock.now - start, rows: row == nil ? 0 : 1)
-            }
-            if let row { try body(ValueRowReader(row)) }
+            try driver.lookUp(key, schema: schema, in: try current(), isTracing: isTracing, body)
         case .query(let query):
             try select(query, schema: schema, body)
         }
@@ -190,7 +190,7 @@ final class MemoryConnection: DriverConnection {
         let table = try self.table(schema.name, in: database)
         var execution = try QueryExecution(query, over: table, in: database)
         let reader = ValueRowReader()
-        if !query.requiresOrder && !driver.tracer.isEnabled {
+        if !query.requiresOrder && !isTracing {
             // Any order will do: each row goes to the caller as the path reaches it, with no
             // array of matches in between.
             try execution.forEachMatch { row in
@@ -200,7 +200,7 @@ final class MemoryConnection: DriverConnection {
             driver.countVisits(execution.rowsVisited)
             return
         }
-        let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
+        let start = isTracing ? ContinuousClock.now : nil
         let rows = try execution.rows()
         driver.countVisits(execution.rowsVisited)
         if let start { trace(select: query, path: execution.path, rows: rows.count, since: start) }
@@ -222,7 +222,7 @@ final class MemoryConnection: DriverConnection {
         let database = try current()
         let table = try self.table(schema.name, in: database)
         var execution = try QueryExecution(query, over: table, in: database)
-        let start = driver.tracer.isEnabled ? ContinuousClock.now : nil
+        let start = isTracing ? ContinuousClock.now : nil
         let count = try execution.count()
         driver.countVisits(execution.rowsVisited)
         if let start { trace(select: query, path: execution.path, rows: 1, since: start, counting: true) }
@@ -322,9 +322,7 @@ final class MemoryConnection: DriverConnection {
         return result!
     }
 
-    private func noTable(_ name: String) -> SharkError {
-        .driver(code: 1, message: "no such table: \(name)", sql: nil)
-    }
+    private func noTable(_ name: String) -> SharkError { MemoryDriver.noTable(name) }
 
     private func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
@@ -338,7 +336,7 @@ final class MemoryConnection: DriverConnection {
     private func traced<T>(
         _ statement: () -> String, arguments: @autoclosure () -> [Value], rows: Int, _ body: () throws -> T
     ) rethrows -> T {
-        guard driver.tracer.isEnabled else { return try body() }
+        guard isTracing else { return try body() }
         let start = ContinuousClock.now
         do {
             let result = try body()

@@ -24,6 +24,31 @@ struct CRUDTests {
         #expect(ada.age == 36 && !ada.hasChanges)
     }
 
+    /// A lookup by key outside any transaction is a driver's own path
+    /// (`Driver.readRow(withKey:schema:_:)`): it must see each commit at once, and nothing of
+    /// a removed row or an open transaction's writes.
+    func lookupByKeyOutsideTransactions(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        let ada = Person(name: "Ada", age: 36, payrollNumber: 1)
+        try store.commit(ada)
+        for age in 37...40 {
+            ada.age = age
+            try store.commit(ada)
+            #expect(try store.find(Person.self, id: ada.id)?.age == age)
+        }
+        let grace = Person(name: "Grace", age: 45, payrollNumber: 2)
+        try store.write { tx in
+            try tx.commit(grace)
+            try tx.remove(ada)
+            #expect(try tx.find(Person.self, id: grace.id)?.name == "Grace")
+        }
+        #expect(try store.find(Person.self, id: ada.id) == nil)
+        #expect(try store.find(Person.self, id: grace.id)?.age == 45)
+        #expect(try store.find(Person.self, id: -1) == nil)
+        store.close()
+        #expect(throws: SharkError.closed) { try store.find(Person.self, id: grace.id) }
+    }
+
     func updateAndRemove(driver: ConformanceDriver) throws {
         let store = try driver.makeStore()
         defer { store.close() }

@@ -39,6 +39,12 @@
     /// SQLCipher decrypts) its pages again; the writer, which made the commit, still holds
     /// them. False by default: the writer reads only inside transactions.
     var readsByKeyOnIdleWriter: Bool { get }
+    /// Calls `body` with the row of `schema`'s entity whose key is `key`, if there is one, as
+    /// committed last: what a lookup by key does outside any transaction. The default reads
+    /// it on a reader connection (``read(_:)`` with ``ReadRequest/key(_:)``); a driver that
+    /// can answer it without lending a connection (the memory engine, whose committed state
+    /// is one value) does so.
+    func readRow(withKey key: Value, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws
 }
 
 @_spi(SharkDriver) extension Driver {
@@ -47,6 +53,10 @@
     public var readsByKeyOnIdleWriter: Bool { false }
 
     public var keysPerRead: Int { 500 }
+
+    public func readRow(withKey key: Value, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
+        try read { connection in try connection.read(.key(key), schema: schema, body) }
+    }
 }
 
 /// One connection to a driver's storage. Not thread-safe: a store uses each from one thread

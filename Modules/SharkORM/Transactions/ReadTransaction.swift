@@ -168,6 +168,13 @@ extension Store {
             try driver.writer.read(.key(key), schema: schema, body)
             return
         }
+        // Outside any scope, the driver reads the last commit its own way (see
+        // `Driver.readRow(withKey:schema:_:)`); inside one, on the scope's connection.
+        if TransactionScope.open.isEmpty {
+            try checkOpen()
+            try driver.readRow(withKey: key, schema: schema, body)
+            return
+        }
         try withReader { connection in try connection.read(.key(key), schema: schema, body) }
     }
 
