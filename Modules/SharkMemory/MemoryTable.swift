@@ -31,6 +31,10 @@ struct KeyedRow: SortedElement {
     var row: Row
 
     static func compare(_ lhs: KeyedRow, _ rhs: KeyedRow) -> Int { SQLiteSemantics.compare(lhs.key, rhs.key) }
+
+    static func compare(_ lhs: UnsafePointer<KeyedRow>, _ rhs: UnsafePointer<KeyedRow>) -> Int {
+        SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
+    }
 }
 
 /// An entry of a secondary index: the indexed values, then the row's key as a tie-break
@@ -47,13 +51,20 @@ struct IndexEntry: SortedElement {
     var values: [Value] { [first] + rest }
 
     static func compare(_ lhs: IndexEntry, _ rhs: IndexEntry) -> Int {
-        let order = SQLiteSemantics.compare(lhs.first, rhs.first)
+        withUnsafePointer(to: lhs) { lhs in withUnsafePointer(to: rhs) { rhs in compare(lhs, rhs) } }
+    }
+
+    static func compare(_ lhs: UnsafePointer<IndexEntry>, _ rhs: UnsafePointer<IndexEntry>) -> Int {
+        let order = SQLiteSemantics.compare(lhs.pointee.first, rhs.pointee.first)
         if order != 0 { return order }
-        for (a, b) in zip(lhs.rest, rhs.rest) {
-            let order = SQLiteSemantics.compare(a, b)
+        var position = 0
+        let shared = min(lhs.pointee.rest.count, rhs.pointee.rest.count)
+        while position < shared {
+            let order = SQLiteSemantics.compare(lhs.pointee.rest[position], rhs.pointee.rest[position])
             if order != 0 { return order }
+            position += 1
         }
-        return SQLiteSemantics.compare(lhs.key, rhs.key)
+        return SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
     }
 }
 

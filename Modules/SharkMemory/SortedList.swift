@@ -218,7 +218,7 @@ struct SortedList<Element: SortedElement> {
             // then the element goes at the end, with no search.
             var offset = node.elements.count
             if let last = node.elements.last, Element.compare(last, element) > 0 {
-                offset = partition(node.elements) { Element.compare($0, element) <= 0 }
+                offset = partition(node.elements, comingAfter: element)
             }
             guard node.elements.count == leafCapacity else {
                 node.elements.insert(element, at: offset)
@@ -242,7 +242,7 @@ struct SortedList<Element: SortedElement> {
         // The first child whose last element comes after the new one; the last child when none.
         var child = node.children.count - 1
         if Element.compare(node.lasts[child], element) > 0 {
-            child = partition(node.lasts) { Element.compare($0, element) <= 0 }
+            child = partition(node.lasts, comingAfter: element)
         }
         let target = uniqueChild(child, of: node)
         let split = insert(element, into: target)
@@ -289,14 +289,14 @@ struct SortedList<Element: SortedElement> {
     /// small child merges with its neighbour.
     private static func remove(_ element: Element, from node: Node) -> Bool {
         if node.isLeaf {
-            let offset = partition(node.elements) { Element.compare($0, element) < 0 }
+            let offset = partition(node.elements, notBefore: element)
             guard offset < node.elements.count, Element.compare(node.elements[offset], element) == 0 else {
                 return false
             }
             node.elements.remove(at: offset)
             return true
         }
-        let child = partition(node.lasts) { Element.compare($0, element) < 0 }
+        let child = partition(node.lasts, notBefore: element)
         guard child < node.children.count else { return false }
         let target = uniqueChild(child, of: node)
         guard remove(element, from: target) else { return false }
@@ -352,14 +352,14 @@ struct SortedList<Element: SortedElement> {
     @discardableResult
     private static func replace(_ element: Element, in node: Node) -> Bool {
         if node.isLeaf {
-            let offset = partition(node.elements) { Element.compare($0, element) < 0 }
+            let offset = partition(node.elements, notBefore: element)
             guard offset < node.elements.count, Element.compare(node.elements[offset], element) == 0 else {
                 return false
             }
             node.elements[offset] = element
             return offset == node.elements.count - 1
         }
-        let child = partition(node.lasts) { Element.compare($0, element) < 0 }
+        let child = partition(node.lasts, notBefore: element)
         guard child < node.children.count else { return false }
         let target = uniqueChild(child, of: node)
         guard replace(element, in: target) else { return false }
@@ -393,25 +393,35 @@ struct SortedList<Element: SortedElement> {
     private static func contains(_ element: Element, under node: Node) -> Bool {
         var node = node
         while !node.isLeaf {
-            let child = partition(node.lasts) { Element.compare($0, element) < 0 }
+            let child = partition(node.lasts, notBefore: element)
             guard child < node.children.count else { return false }
             node = node.children[child]
         }
-        let offset = partition(node.elements) { Element.compare($0, element) < 0 }
+        let offset = partition(node.elements, notBefore: element)
         return offset < node.elements.count && Element.compare(node.elements[offset], element) == 0
     }
 
+    /// The first index of `elements` that does not come before `element`.
+    private static func partition(_ elements: [Element], notBefore element: Element) -> Int {
+        withUnsafePointer(to: element) { target in partition(elements) { Element.compare($0, target) < 0 } }
+    }
+
+    /// The first index of `elements` that comes after `element` (after equal ones too).
+    private static func partition(_ elements: [Element], comingAfter element: Element) -> Int {
+        withUnsafePointer(to: element) { target in partition(elements) { Element.compare($0, target) <= 0 } }
+    }
+
     /// The first index of `elements` for which `isBefore` is false. Elements are compared
-    /// where they lie (through a pointer), never copied: a copy of an index entry retains and
+    /// where they lie (through pointers), never copied: a copy of an index entry retains and
     /// releases four references, and a search makes a dozen comparisons.
-    private static func partition(_ elements: [Element], _ isBefore: (borrowing Element) -> Bool) -> Int {
+    private static func partition(_ elements: [Element], _ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
         elements.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return 0 }
             var low = 0
             var high = buffer.count
             while low < high {
                 let middle = (low + high) / 2
-                if isBefore(base[middle]) { low = middle + 1 } else { high = middle }
+                if isBefore(base + middle) { low = middle + 1 } else { high = middle }
             }
             return low
         }
@@ -421,4 +431,15 @@ struct SortedList<Element: SortedElement> {
 /// An element of a ``SortedList``: a total order defined by a three-way comparison.
 protocol SortedElement {
     static func compare(_ lhs: Self, _ rhs: Self) -> Int
+    /// The same order, of elements where they lie: what searches call, so that no element
+    /// is copied to be compared (a copy passed by value through a closure was made at each
+    /// step).
+    static func compare(_ lhs: UnsafePointer<Self>, _ rhs: UnsafePointer<Self>) -> Int
+}
+
+extension SortedElement {
+    /// By value, for elements cheap to copy.
+    static func compare(_ lhs: UnsafePointer<Self>, _ rhs: UnsafePointer<Self>) -> Int {
+        compare(lhs.pointee, rhs.pointee)
+    }
 }
