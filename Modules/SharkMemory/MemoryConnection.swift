@@ -287,10 +287,6 @@ final class MemoryConnection: DriverConnection {
         return driver.snapshot()
     }
 
-    private func table(_ name: String) throws -> MemoryTable {
-        try table(name, in: try current())
-    }
-
     private func table(_ name: String, in database: MemoryDatabaseState) throws -> MemoryTable {
         guard let table = database.table(named: name) else { throw noTable(name) }
         return table
