@@ -1,35 +1,49 @@
 #!/usr/bin/env bash
-# Type-checks every Swift example of the documentation that check-readme.sh does not run as
-# a program: the doc comments of the public API, the DocC articles, and the guides of docs/
-# (scripts/doc_snippets.py makes each a function of a package against this checkout, with
-# only the context in scripts/doc-context/), and runs the articles that are whole programs.
-# Then checks that every backticked `Type.member` of README.md and docs/ names a member that
-# exists.
+# The documentation's code, built as one package against this checkout (the macro library,
+# the dependencies and SharkORM build once; scripts/documentation_package.py):
+# - README.md's Swift blocks, through the Package.swift fragment it shows, from a checkout of
+#   another name, run as one program in an empty directory; so do the guides that are
+#   programs (docs/queries.md, docs/events.md, docs/sync.md), each a program of its own;
+# - every other example (the doc comments of the public API, the DocC articles, the other
+#   guides of docs/) type-checks, each a function given only the context in
+#   scripts/doc-context/ (scripts/doc_snippets.py), and the articles that are whole programs
+#   run, each in an empty directory;
+# - every backticked `Type.member` of README.md and docs/ names a member that exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-libraries.sh
 
-mapfile -t generated < <(python3 scripts/doc_snippets.py .build-docs "$PWD")
-package=${generated[0]}
-echo "${generated[1]} examples"
+guides=(docs/queries.md docs/events.md docs/sync.md)
+generated=$(python3 scripts/documentation_package.py README.md .build-docs "$PWD" "${guides[@]}")
+package=$(sed -n 's/^package //p' <<<"$generated")
+mapfile -t readme_programs < <(sed -n 's/^readme //p' <<<"$generated")
+mapfile -t doc_programs < <(sed -n 's/^program //p' <<<"$generated")
+echo "$(sed -n 's/^examples //p' <<<"$generated") examples beside README.md and ${#readme_programs[@]} programs"
+
 log=$(mktemp)
 built=0
 swift build --package-path "$package" >"$log" 2>&1 || built=$?
+# README.md and the guides compile without a warning; the other examples may leave a value
+# unused, nothing else.
+if grep -E "^/.*/Sources/(ReadmeProgram|[A-Za-z]+Guide)/.*: (error|warning):" "$log"; then
+    echo "error: README.md's or a guide's code does not compile cleanly (above)" >&2
+    exit 1
+fi
 python3 scripts/doc_snippets.py --check-log "$log"
 if [ "$built" -ne 0 ]; then
     tail -30 "$log"
-    echo "error: the documentation's examples did not build (above)" >&2
+    echo "error: the documentation's code did not build (above)" >&2
     exit 1
 fi
-# The articles that are whole programs (they import what they use and name nothing of the
-# context) run, each in an empty directory.
+
 bin="$(swift build --package-path "$package" --show-bin-path)"
-for program in "${generated[@]:2}"; do
+for program in "${readme_programs[@]}" "${doc_programs[@]}"; do
     empty=$(mktemp -d)
     echo "== running $program in $empty"
     (cd "$empty" && "$bin/$program")
     rm -rf "$empty"
 done
+echo "README.md's, the guides' and the articles' programs ran."
 
 # Every backticked `Type.member` of README.md and docs/, against the modules' symbol graphs
 # (private members too: docs/architecture.md names the internals it explains).

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Collects every Swift code block of the documentation: the doc comments of the public
 modules (``` swift fences inside `///` comments), the DocC articles (`*.docc/*.md`) and the
-guides in docs/ that scripts/check-readme.sh does not already build as programs. Each
-becomes a function of its own in a package that depends on this checkout, so that CI
-type-checks every example a reader may copy.
+guides in docs/ that are not whole programs run by scripts/check-docs.sh. Each becomes a
+function of its own in the package scripts/documentation_package.py generates (its
+`generate`), so that CI type-checks every example a reader may copy.
 
-Usage: doc_snippets.py OUTPUT_DIRECTORY REPOSITORY [--list]
+Usage: doc_snippets.py --list REPOSITORY
        doc_snippets.py --check-log BUILD_LOG
 
-The second form reads the build's output: any error fails, and so does any warning but
+The first form prints every example with its origin. The second reads the build's output: any error fails, and so does any warning but
 those a fragment cannot help (a value an example computes and does not use).
 
 The harness supplies only the context a block names and does not declare itself: a `store`
@@ -178,7 +178,7 @@ TOLERATED_WARNINGS = re.compile(r"#no-usage|was written to, but never read")
 def check_log(path):
     problems = []
     for line in open(path, encoding="utf-8", errors="replace"):
-        if re.match(r"^/.*DocSnippets/Sources/.*: (error|warning):", line) and not TOLERATED_WARNINGS.search(line):
+        if re.match(r"^/.*/Sources/(DocSnippets|DocContext|Program\w*)/.*: (error|warning):", line) and not TOLERATED_WARNINGS.search(line):
             problems.append(line.rstrip())
     for problem in problems:
         print(problem)
@@ -187,12 +187,17 @@ def check_log(path):
     print("Every documentation example type-checks.")
 
 
-def main():
-    if sys.argv[1] == "--check-log":
-        check_log(sys.argv[2])
+def write_if_changed(path, text):
+    """Writes a generated file only when its text differs, so that building the package again
+    recompiles only what changed."""
+    if os.path.exists(path) and open(path, encoding="utf-8").read() == text:
         return
-    output, repository = sys.argv[1], os.path.abspath(sys.argv[2])
-    listing = "--list" in sys.argv
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+def collect(repository):
+    """Every example of the doc comments, the DocC articles and the guides, with its origin."""
     sources = []
     for module in MODULES:
         folder = os.path.join(repository, "Modules", module)
@@ -208,15 +213,18 @@ def main():
         path = os.path.join(repository, "docs", guide)
         if os.path.exists(path):
             sources += [(f"docs/{guide}", "docs", where, code) for where, code in markdown_blocks(path)]
-    if listing:
-        for _, _, where, code in sources:
-            print(f"== {os.path.relpath(where.split(':')[0], repository)}:{where.split(':')[1]}\n{code}")
-        return
-    target = os.path.join(output, "DocSnippets", "Sources", "DocSnippets")
+    return sources
+
+
+def generate(package, repository):
+    """Writes the examples into `package`'s Sources (the DocSnippets target, the DocContext it
+    is given, and a Program… executable per article that is a whole program) and returns what
+    the package's manifest needs: (dependencies, targets, programs, number of examples). The
+    manifest must name this checkout `SharkORM`."""
+    sources = collect(repository)
+    target = os.path.join(package, "Sources", "DocSnippets")
     os.makedirs(target, exist_ok=True)
-    for name in os.listdir(target):
-        if name.startswith("Snippet"):
-            os.remove(os.path.join(target, name))
+    written = set()
     programs = []
     for number, (_, _, where, code) in enumerate(sources, start=1):
         imports = [line for line in code.split("\n") if IMPORT.match(line)]
@@ -246,20 +254,21 @@ def main():
         effects = "async throws" if re.search(r"\bawait\b", statements) else "throws"
         source += f"@MainActor\nprivate func snippet{number}({', '.join(parameters)}) {effects} {{\n"
         source += f"    // {origin}\n{statements}\n}}\n"
-        with open(os.path.join(target, f"Snippet{number:03}.swift"), "w", encoding="utf-8") as out:
-            out.write(source)
-    package = os.path.join(output, "DocSnippets")
+        file_name = f"Snippet{number:03}.swift"
+        write_if_changed(os.path.join(target, file_name), source)
+        written.add(file_name)
+    for name in os.listdir(target):
+        if name.startswith("Snippet") and name not in written:
+            os.remove(os.path.join(target, name))
     for name, origin, code in programs:
         folder = os.path.join(package, "Sources", name)
         os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "main.swift"), "w", encoding="utf-8") as out:
-            out.write(f"// Generated by scripts/doc_snippets.py from {origin}: do not edit.\n{code}")
+        write_if_changed(os.path.join(folder, "main.swift"),
+                         f"// Generated by scripts/doc_snippets.py from {origin}: do not edit.\n{code}")
     context = os.path.join(package, "Sources", "DocContext")
     os.makedirs(context, exist_ok=True)
     with open(os.path.join(repository, "scripts", "doc-context", "DocContext.swift"), encoding="utf-8") as source:
-        context_source = source.read()
-    with open(os.path.join(context, "DocContext.swift"), "w", encoding="utf-8") as out:
-        out.write(context_source)
+        write_if_changed(os.path.join(context, "DocContext.swift"), source.read())
     products = "".join(
         f'                .product(name: "{name}", package: "SharkORM"),\n'
         for name in MODULES)
@@ -268,44 +277,35 @@ def main():
     program_products = "".join(
         f'                .product(name: "{name}", package: "SharkORM"),\n'
         for name in MODULES if name != "SharkDriverConformance")
-    program_targets = "".join(
-        f"""        .executableTarget(
+    targets = ['.target(name: "DocContext", dependencies: [.product(name: "SharkORM", package: "SharkORM")])']
+    targets += [
+        f""".executableTarget(
             name: "{name}",
             dependencies: [
 {program_products}            ]
-        ),
-"""
-        for name, _, _ in programs)
-    manifest = f"""// swift-tools-version: 6.1
-// Generated by scripts/doc_snippets.py: do not edit.
-import PackageDescription
-
-let package = Package(
-    name: "DocSnippets",
-    platforms: [.macOS(.v14), .iOS(.v17)],
-    dependencies: [
-        .package(name: "SharkORM", path: "{repository}"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-    ],
-    targets: [
-        .target(name: "DocContext", dependencies: [.product(name: "SharkORM", package: "SharkORM")]),
-{program_targets}        .target(
+        )"""
+        for name, _, _ in programs]
+    targets.append(f""".target(
             name: "DocSnippets",
             dependencies: [
                 "DocContext",
 {products}                .product(name: "Logging", package: "swift-log"),
             ]
-        ),
-    ],
-    swiftLanguageModes: [.v6]
-)
-"""
-    with open(os.path.join(package, "Package.swift"), "w", encoding="utf-8") as out:
-        out.write(manifest)
-    print(package)
-    print(len(sources))
-    for name, _, _ in programs:
-        print(name)
+        )""")
+    dependencies = ['.package(url: "https://github.com/apple/swift-log.git", from: "1.16.2")']
+    return dependencies, targets, [name for name, _, _ in programs], len(sources)
+
+
+def main():
+    if sys.argv[1] == "--check-log":
+        check_log(sys.argv[2])
+        return
+    if sys.argv[1] == "--list":
+        repository = os.path.abspath(sys.argv[2])
+        for _, _, where, code in collect(repository):
+            print(f"== {os.path.relpath(where.split(':')[0], repository)}:{where.split(':')[1]}\n{code}")
+        return
+    sys.exit(__doc__)
 
 
 if __name__ == "__main__":
