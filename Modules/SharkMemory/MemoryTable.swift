@@ -33,7 +33,12 @@ struct KeyedRow: SortedElement {
     static func compare(_ lhs: KeyedRow, _ rhs: KeyedRow) -> Int { SQLiteSemantics.compare(lhs.key, rhs.key) }
 
     static func compare(_ lhs: UnsafePointer<KeyedRow>, _ rhs: UnsafePointer<KeyedRow>) -> Int {
-        SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
+        // Integer keys compare as integers: the general comparison is a call that copies
+        // both values first (two outlined copies and releases a step of every search).
+        if case .integer(let a) = lhs.pointee.key, case .integer(let b) = rhs.pointee.key {
+            return a < b ? -1 : a == b ? 0 : 1
+        }
+        return SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
     }
 }
 
@@ -55,6 +60,10 @@ struct IndexEntry: SortedElement {
     }
 
     static func compare(_ lhs: UnsafePointer<IndexEntry>, _ rhs: UnsafePointer<IndexEntry>) -> Int {
+        // Integers as integers, as `KeyedRow` compares its keys.
+        if case .integer(let a) = lhs.pointee.first, case .integer(let b) = rhs.pointee.first, a != b {
+            return a < b ? -1 : 1
+        }
         let order = SQLiteSemantics.compare(lhs.pointee.first, rhs.pointee.first)
         if order != 0 { return order }
         var position = 0
@@ -76,6 +85,30 @@ struct MemoryIndex {
 
     func entry(for row: Row) -> IndexEntry {
         IndexEntry(first: row[columns[0]], rest: columns.dropFirst().map { row[$0] }, key: row[0], row: row)
+    }
+
+    // The writes are methods of the index, called in place (`indexes[i].insert(row)`):
+    // `indexes[i].entries.insert(indexes[i].entry(for: row))` copied the index out of the
+    // array to build the entry (its schema, columns and list retained and released), twice
+    // for each row replaced.
+
+    /// Adds the entry of `row`.
+    mutating func insert(_ row: Row) { entries.insert(entry(for: row)) }
+
+    /// Removes the entry of `row`.
+    mutating func remove(_ row: Row) { entries.remove(entry(for: row)) }
+
+    /// Moves the entry of `old` to `new`'s values, or, when they are the same, points it at
+    /// the new row in place.
+    mutating func replace(_ old: Row, with new: Row) {
+        let before = entry(for: old)
+        let after = entry(for: new)
+        if IndexEntry.compare(before, after) != 0 {
+            entries.remove(before)
+            entries.insert(after)
+        } else {
+            entries.replace(after)  // same place, new row
+        }
     }
 }
 
@@ -122,7 +155,7 @@ struct MemoryTable {
         if self.row(forKey: row[0]) != nil { throw uniqueViolation(columns: [schema.key.name]) }
         try checkUnique(row, ignoring: nil)
         ordered.insert(KeyedRow(key: row[0], row: row))
-        for index in indexes.indices { indexes[index].entries.insert(indexes[index].entry(for: row)) }
+        for index in indexes.indices { indexes[index].insert(row) }
     }
 
     /// Replaces the row with the same key. The unique indexes are checked first.
@@ -130,16 +163,7 @@ struct MemoryTable {
         try checkRequired(new)
         try checkUnique(new, ignoring: old[0])
         ordered.replace(KeyedRow(key: new[0], row: new))
-        for index in indexes.indices {
-            let before = indexes[index].entry(for: old)
-            let after = indexes[index].entry(for: new)
-            if IndexEntry.compare(before, after) != 0 {
-                indexes[index].entries.remove(before)
-                indexes[index].entries.insert(after)
-            } else {
-                indexes[index].entries.replace(after)  // same place, new row
-            }
-        }
+        for index in indexes.indices { indexes[index].replace(old, with: new) }
     }
 
     /// Refuses NULL where the SQLite table would: the same constraint, the same message.
@@ -155,7 +179,7 @@ struct MemoryTable {
     mutating func delete(key: Value) -> Bool {
         guard let row = row(forKey: key) else { return false }
         ordered.remove(KeyedRow(key: key, row: row))
-        for index in indexes.indices { indexes[index].entries.remove(indexes[index].entry(for: row)) }
+        for index in indexes.indices { indexes[index].remove(row) }
         return true
     }
 

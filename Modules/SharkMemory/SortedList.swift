@@ -401,6 +401,19 @@ struct SortedList<Element: SortedElement> {
         return offset < node.elements.count && Element.compare(node.elements[offset], element) == 0
     }
 
+    /// The nodes a search for `element` walks, root first: a write that copies no node leaves
+    /// them the same (tests check that a transaction copies a path once, not on every write).
+    func pathIdentities(to element: Element) -> [ObjectIdentifier] {
+        guard var node = root else { return [] }
+        var path = [ObjectIdentifier(node)]
+        while !node.isLeaf {
+            let child = Self.partition(node.lasts, notBefore: element)
+            node = node.children[min(child, node.children.count - 1)]
+            path.append(ObjectIdentifier(node))
+        }
+        return path
+    }
+
     /// The first index of `elements` that does not come before `element`.
     private static func partition(_ elements: [Element], notBefore element: Element) -> Int {
         withUnsafePointer(to: element) { target in partition(elements) { Element.compare($0, target) < 0 } }
