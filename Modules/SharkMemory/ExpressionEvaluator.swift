@@ -221,8 +221,7 @@ struct InList {
             let value = affinity.map { SQLiteSemantics.apply($0, to: candidate) } ?? candidate
             if value.isNull { hasNull = true } else { kept.append(value) }
         }
-        kept.sort { SQLiteSemantics.compare($0, $1) < 0 }
-        sorted = kept
+        sorted = SQLiteSemantics.sortedDistinct(kept)
         self.hasNull = hasNull
     }
 

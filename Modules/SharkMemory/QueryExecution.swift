@@ -142,8 +142,8 @@ struct QueryExecution {
     private func walk(_ offer: (Row) -> Bool) {
         switch path {
         case .keys(let keys):
-            var seen = Set<RowKey>()
-            for key in keys where seen.insert(RowKey(value: key)).inserted {
+            // Distinct already (the plan made them so).
+            for key in keys {
                 if let row = table.row(forKey: key), !offer(row) { return }
             }
         case .fullScan:

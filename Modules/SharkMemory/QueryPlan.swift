@@ -3,7 +3,7 @@
 /// How the memory engine finds the rows of a query: the cheapest access path the predicate
 /// and ordering allow, chosen the way SQLite's planner would for the same indexes.
 enum AccessPath: Equatable {
-    /// Look up rows by key (equality or IN on the key).
+    /// Look up rows by key (equality or IN on the key): the keys distinct, in key order.
     case keys([Value])
     /// Rows whose key lies in a range, in key order.
     case keyRange(lower: Bound?, upper: Bound?)
@@ -72,7 +72,8 @@ enum AccessPath: Equatable {
                 }
             case .oneOf(let raw):
                 let values = raw.map { SQLiteSemantics.apply(affinity, to: $0) }.filter { !$0.isNull }
-                if isKey { consider(1, .keys(values)) }
+                // Keys in key order, each once, as SQLite reads `key IN (…)`.
+                if isKey { consider(1, .keys(SQLiteSemantics.sortedDistinct(values))) }
                 for (index, _) in firstColumnIndexes(column) { consider(4, .indexValues(index: index, values)) }
             case .range(let lower, let upper):
                 let low = lower.map {

@@ -37,6 +37,30 @@ enum SQLiteSemantics {
         return a < b ? -1 : (a > b ? 1 : 0)
     }
 
+    /// `values` in SQLite's order, each once. The integer 1 and the real 1.0 are one value to
+    /// the comparison but both stay, the integer first: a key of one storage class never
+    /// finds a row keyed by the other.
+    ///
+    /// Integers, the common case (keys, relationship columns), sort as integers: the general
+    /// comparison copies both values at every step of the sort.
+    static func sortedDistinct(_ values: [Value]) -> [Value] {
+        var sorted = values
+        sorted.sort { lhs, rhs in
+            if case .integer(let a) = lhs, case .integer(let b) = rhs { return a < b }
+            let order = compare(lhs, rhs)
+            if order != 0 { return order < 0 }
+            if case .integer = lhs, case .real = rhs { return true }
+            return false
+        }
+        var distinct: [Value] = []
+        distinct.reserveCapacity(sorted.count)
+        for value in sorted {
+            if let last = distinct.last, compare(last, value) == 0, last.storageType == value.storageType { continue }
+            distinct.append(value)
+        }
+        return distinct
+    }
+
     /// An integer against a real, exactly (no rounding of large integers).
     static func compare(_ integer: Int64, _ real: Double) -> Int {
         if real.isNaN { return 1 }

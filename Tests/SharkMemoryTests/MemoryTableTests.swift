@@ -62,4 +62,15 @@ struct MemoryTableTests {
         #expect(committed.row(forKey: .integer(2_500))?[schema.columnIndex(named: "name")!] == .text("p2500"))
         #expect(committed.count == 5_000 && working.count == 4_999)
     }
+
+    @Test("a list of keys is read in SQLite's order, each key once; the integer 1 and the real 1.0 both stay")
+    func keyListsAreSortedAndDistinct() {
+        let values: [Value] = [
+            .integer(3), .real(1.0), .integer(1), .text("a"), .integer(3), .integer(1), .null, .real(2.5), .real(1.0),
+        ]
+        #expect(
+            SQLiteSemantics.sortedDistinct(values) == [
+                .null, .integer(1), .real(1.0), .real(2.5), .integer(3), .text("a"),
+            ])
+    }
 }
