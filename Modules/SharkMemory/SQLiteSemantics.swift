@@ -55,7 +55,7 @@ enum SQLiteSemantics {
         var distinct: [Value] = []
         distinct.reserveCapacity(sorted.count)
         for value in sorted {
-            if let last = distinct.last, compare(last, value) == 0, last.storageType == value.storageType { continue }
+            if let last = distinct.last, RowKey(value: last) == RowKey(value: value) { continue }
             distinct.append(value)
         }
         return distinct
