@@ -33,12 +33,7 @@ struct KeyedRow: SortedElement {
     static func compare(_ lhs: KeyedRow, _ rhs: KeyedRow) -> Int { SQLiteSemantics.compare(lhs.key, rhs.key) }
 
     static func compare(_ lhs: UnsafePointer<KeyedRow>, _ rhs: UnsafePointer<KeyedRow>) -> Int {
-        // Integer keys compare as integers: the general comparison is a call that copies
-        // both values first (two outlined copies and releases a step of every search).
-        if case .integer(let a) = lhs.pointee.key, case .integer(let b) = rhs.pointee.key {
-            return a < b ? -1 : a == b ? 0 : 1
-        }
-        return SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
+        SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
     }
 }
 
@@ -60,10 +55,6 @@ struct IndexEntry: SortedElement {
     }
 
     static func compare(_ lhs: UnsafePointer<IndexEntry>, _ rhs: UnsafePointer<IndexEntry>) -> Int {
-        // Integers as integers, as `KeyedRow` compares its keys.
-        if case .integer(let a) = lhs.pointee.first, case .integer(let b) = rhs.pointee.first, a != b {
-            return a < b ? -1 : 1
-        }
         let order = SQLiteSemantics.compare(lhs.pointee.first, rhs.pointee.first)
         if order != 0 { return order }
         var position = 0

@@ -16,7 +16,18 @@ enum SQLiteSemantics {
     }
 
     /// -1, 0 or 1, as SQLite orders `lhs` and `rhs` (NULL first).
+    ///
+    /// Two integers, the common case (keys, relationship and counter columns), compare right
+    /// where the call is: the general comparison is a call that copies both values first, two
+    /// copies and releases at every step of a search.
+    @inline(__always)
     static func compare(_ lhs: Value, _ rhs: Value) -> Int {
+        if case .integer(let a) = lhs, case .integer(let b) = rhs { return a < b ? -1 : (a > b ? 1 : 0) }
+        return compareAnyValues(lhs, rhs)
+    }
+
+    /// ``compare(_:_:)`` for every pair of storage classes.
+    private static func compareAnyValues(_ lhs: Value, _ rhs: Value) -> Int {
         // One switch per side rather than a switch over the pair: the pair would be a tuple,
         // copying both values (and retaining their text) for every comparison of a search.
         switch lhs {
@@ -40,13 +51,9 @@ enum SQLiteSemantics {
     /// `values` in SQLite's order, each once. The integer 1 and the real 1.0 are one value to
     /// the comparison but both stay, the integer first: a key of one storage class never
     /// finds a row keyed by the other.
-    ///
-    /// Integers, the common case (keys, relationship columns), sort as integers: the general
-    /// comparison copies both values at every step of the sort.
     static func sortedDistinct(_ values: [Value]) -> [Value] {
         var sorted = values
         sorted.sort { lhs, rhs in
-            if case .integer(let a) = lhs, case .integer(let b) = rhs { return a < b }
             let order = compare(lhs, rhs)
             if order != 0 { return order < 0 }
             if case .integer = lhs, case .real = rhs { return true }
