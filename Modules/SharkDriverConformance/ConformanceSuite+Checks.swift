@@ -487,6 +487,11 @@ extension ConformanceSuite {
         ) { try QueryPlanTests().sameShapeOtherValues(driver: $0) },
         ConformanceCheck(
             suite: "Query plans reused across values",
+            name: "a condition the key or an index answers alone keeps the condition's value rules",
+            requires: .any
+        ) { try QueryPlanTests().conditionsAKeyOrIndexAnswers(driver: $0) },
+        ConformanceCheck(
+            suite: "Query plans reused across values",
             name: "string predicates, paths and subqueries keep their values apart", requires: .any
         ) { try QueryPlanTests().pathsAndSubqueries(driver: $0) },
         ConformanceCheck(

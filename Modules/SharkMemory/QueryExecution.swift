@@ -7,9 +7,9 @@ struct QueryExecution {
     let table: MemoryTable
     let query: EntityQuery
     let path: AccessPath
+    /// The predicate each row of the path is tested against: nil when there is none, or when
+    /// the path yields exactly the matching rows (see ``AccessPath/covers(_:with:in:)``).
     private let predicate: CompiledExpression?
-    /// Whether the path yields exactly the matching rows (see ``AccessPath/covers(_:with:in:)``).
-    private let pathCoversPredicate: Bool
     private let ordering: [(CompiledExpression, Bool)]
     /// Rows read from storage and tested against the predicate.
     private(set) var rowsVisited = 0
@@ -18,8 +18,10 @@ struct QueryExecution {
         self.table = table
         self.query = query
         self.path = AccessPath.choose(for: query, in: table)
-        pathCoversPredicate = AccessPath.covers(query.predicate, with: path, in: table)
-        predicate = try query.predicate.map { try CompiledExpression($0, schema: table.schema, database: database) }
+        // A predicate the path answers is never evaluated: compiling it would be wasted work.
+        predicate =
+            AccessPath.covers(query.predicate, with: path, in: table)
+            ? nil : try query.predicate.map { try CompiledExpression($0, schema: table.schema, database: database) }
         ordering = try query.ordering.map {
             (try CompiledExpression($0.expression, schema: table.schema, database: database), $0.ascending)
         }
@@ -119,7 +121,7 @@ struct QueryExecution {
         var visited = 0
         var failure: SharkError?
         defer { rowsVisited += visited }
-        let predicate = pathCoversPredicate ? nil : self.predicate
+        let predicate = self.predicate
         /// Whether the walk goes on after `row`.
         func offer(_ row: Row) -> Bool {
             visited += 1

@@ -62,10 +62,13 @@ enum AccessPath: Equatable {
             guard let (column, constraint) = constraint(in: term, schema: schema) else { continue }
             let affinity = affinityOf(column)
             let isKey = column == 0
+            // A key is found by its stored form: `id = 3.0` finds the row whose integer key is 3,
+            // as SQLite's comparison does (a key lookup matches the storage class too).
+            func storedKey(_ raw: Value) -> Value { SQLiteSemantics.stored(raw, affinity: affinity) }
             switch constraint {
             case .equal(let raw):
                 let value = SQLiteSemantics.apply(affinity, to: raw)
-                if isKey { consider(0, .keys([value])) }
+                if isKey { consider(0, .keys([storedKey(raw)])) }
                 for (index, unique) in firstColumnIndexes(column) {
                     let bound = Bound(value: value, inclusive: true)
                     consider(unique ? 2 : 3, .indexRange(index: index, lower: bound, upper: bound))
@@ -73,7 +76,9 @@ enum AccessPath: Equatable {
             case .oneOf(let raw):
                 let values = raw.map { SQLiteSemantics.apply(affinity, to: $0) }.filter { !$0.isNull }
                 // Keys in key order, each once, as SQLite reads `key IN (…)`.
-                if isKey { consider(1, .keys(SQLiteSemantics.sortedDistinct(values))) }
+                if isKey {
+                    consider(1, .keys(SQLiteSemantics.sortedDistinct(raw.filter { !$0.isNull }.map(storedKey))))
+                }
                 for (index, _) in firstColumnIndexes(column) { consider(4, .indexValues(index: index, values)) }
             case .range(let lower, let upper):
                 let low = lower.map {
@@ -108,24 +113,28 @@ enum AccessPath: Equatable {
     }
 
     /// Whether walking `path` yields exactly the rows `predicate` accepts, so that testing each
-    /// row again can be skipped: the predicate is one term, the one the range came from, with
-    /// a lower bound (the entries before it include the NULLs, which no comparison accepts).
-    /// The entries are ordered by SQLite's comparison of the stored values, which is how the
-    /// term itself compares them.
+    /// row again can be skipped: the predicate is one term, the one the path came from — a
+    /// range with a lower bound (the entries before it include the NULLs, which no comparison
+    /// accepts), or equality or `IN` on the key or an index's first column. The entries are
+    /// ordered by SQLite's comparison of the stored values, which is how the term itself
+    /// compares them.
     static func covers(_ predicate: QueryExpression?, with path: AccessPath, in table: MemoryTable) -> Bool {
         let terms = conjuncts(of: predicate)
         guard terms.count == 1, let (column, constraint) = constraint(in: terms[0], schema: table.schema) else {
             return false
         }
-        switch constraint {
-        case .equal, .isNull, .range(lower: .some, upper: _): break
-        default: return false
-        }
-        switch path {
-        case .indexRange(let index, let lower, _):
-            return lower != nil && table.indexes[index].columns.first == column
-        case .keyRange(let lower, _):
-            return lower != nil && column == 0
+        switch (path, constraint) {
+        case (.indexRange(let index, .some, _), .equal), (.indexRange(let index, .some, _), .isNull),
+            (.indexRange(let index, .some, _), .range(lower: .some, upper: _)):
+            return table.indexes[index].columns.first == column
+        case (.keyRange(.some, _), .range(lower: .some, upper: _)):
+            return column == 0
+        case (.keys, .equal), (.keys, .oneOf):
+            // The keys are the term's values under the key's affinity, found by the same
+            // comparison the term makes: each row found is one the term accepts.
+            return column == 0
+        case (.indexValues(let index, _), .oneOf):
+            return table.indexes[index].columns.first == column
         default:
             return false
         }

@@ -56,6 +56,45 @@ struct QueryPlanTests {
         }
     }
 
+    /// A condition the key or an index answers alone (the memory engine then tests no row
+    /// against it) keeps every rule of the condition itself: values convert under the column's
+    /// affinity, NULL and values of no matching class find nothing, repeats count once.
+    func conditionsAKeyOrIndexAnswers(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try people(store)
+        let ids = try Person.query(in: store).orderBy(\.age).fetch().map(\.id)
+        func ages(_ expression: QueryExpression) throws -> [Int] {
+            try Person.query(in: store).where(QueryPredicate(expression)).orderBy(\.age).fetch().map(\.age)
+        }
+        func count(_ expression: QueryExpression) throws -> Int {
+            try Person.query(in: store).where(QueryPredicate(expression)).count()
+        }
+        let key = QueryExpression.column("id")
+        let (two, three) = (ids[2], ids[3])
+        let keys: [Value] = [
+            .text(String(two)), .real(Double(three)), .real(Double(three) + 0.5), .null, .integer(two),
+            .text("\(three)x"),
+        ]
+        #expect(try ages(.isIn(key, keys)) == [2, 3])
+        #expect(try count(.isIn(key, keys)) == 2)
+        #expect(try ages(.comparison(.equal, key, .value(.text(String(three))))) == [3])
+        #expect(try ages(.comparison(.equal, .value(.real(Double(two))), key)) == [2])
+        #expect(try ages(.comparison(.equal, key, .value(.real(Double(two) + 0.5)))) == [])
+        #expect(try ages(.isIn(key, [.null])) == [])
+
+        // `age` has an index of its own; `name` too, with text affinity.
+        let age = QueryExpression.column("age")
+        // Text with spaces around a number converts too ("7 " is 7).
+        let agesListed: [Value] = [.text("4"), .real(5), .real(6.5), .null, .integer(4), .text("7 "), .text("8x")]
+        #expect(try ages(.isIn(age, agesListed)) == [4, 5, 7])
+        #expect(try count(.isIn(age, agesListed)) == 3)
+        #expect(try ages(.comparison(.equal, age, .value(.text("8")))) == [8])
+        #expect(try ages(.isIn(.column("name"), [.text("p9"), .integer(9), .text("p9"), .text("P10")])) == [9])
+        #expect(try ages(.comparison(.equal, .column("email"), .value(.text("p11@example.com")))) == [11])
+        #expect(try ages(.isIn(.column("email"), [.null, .text("p13@example.com")])) == [13])
+    }
+
     func pathsAndSubqueries(driver: ConformanceDriver) throws {
         let store = try driver.makeStore()
         defer { store.close() }
