@@ -35,6 +35,9 @@ struct KeyedRow: SortedElement {
     static func compare(_ lhs: UnsafePointer<KeyedRow>, _ rhs: UnsafePointer<KeyedRow>) -> Int {
         SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
     }
+
+    /// The key alone: branches guide searches without holding rows.
+    var searchKey: KeyedRow { KeyedRow(key: key, row: []) }
 }
 
 /// An entry of a secondary index: the indexed values, then the row's key as a tie-break
@@ -66,6 +69,9 @@ struct IndexEntry: SortedElement {
         }
         return SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
     }
+
+    /// The values and the key, without the row: branches guide searches without holding rows.
+    var searchKey: IndexEntry { IndexEntry(first: first, rest: rest, key: key, row: []) }
 }
 
 /// One secondary index: its declaration, column positions and entries.

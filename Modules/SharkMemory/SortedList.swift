@@ -3,12 +3,13 @@
 /// secondary indexes.
 ///
 /// It is a B+ tree of reference-counted nodes: leaves hold up to ``leafCapacity`` elements,
-/// branches up to ``branchCapacity`` children with each child's element count and last
-/// element. Copying the list (a reader's snapshot, a transaction's or a savepoint's copy)
-/// copies one reference. The first write after a copy copies the nodes on the path to the
-/// element it touches — a leaf and one branch per level, about three at a million elements —
-/// and later writes on that path mutate in place. (The list used to keep its leaves in one
-/// array, which a transaction's first write copied whole: 4,000 references at a million rows.)
+/// branches up to ``branchCapacity`` children with each child's element count and the search
+/// key of its last element. Copying the list (a reader's snapshot, a transaction's or a
+/// savepoint's copy) copies one reference. The first write after a copy copies the nodes on
+/// the path to the element it touches — a leaf and one branch per level, about three at a
+/// million elements — and later writes on that path mutate in place. (The list used to keep
+/// its leaves in one array, which a transaction's first write copied whole: 4,000 references
+/// at a million rows.)
 ///
 /// A position is a rank: how many elements come before it.
 struct SortedList<Element: SortedElement> {
@@ -32,7 +33,8 @@ struct SortedList<Element: SortedElement> {
         @exclusivity(unchecked) var children: [Node]
         /// The number of elements under each child.
         @exclusivity(unchecked) var counts: [Int]
-        /// The last element under each child: what a search compares.
+        /// The last element under each child, as a search needs it (``SortedElement/searchKey``):
+        /// what a search compares.
         @exclusivity(unchecked) var lasts: [Element]
 
         init(elements: [Element]) {
@@ -46,7 +48,7 @@ struct SortedList<Element: SortedElement> {
             elements = []
             self.children = children
             counts = children.map(\.count)
-            lasts = children.map { $0.last! }
+            lasts = children.map { $0.lastKey! }
         }
 
         init(copying node: Node) {
@@ -58,7 +60,8 @@ struct SortedList<Element: SortedElement> {
 
         var isLeaf: Bool { children.isEmpty }
         var count: Int { isLeaf ? elements.count : counts.reduce(0, +) }
-        var last: Element? { isLeaf ? elements.last : lasts.last }
+        /// The last element under the node, as its parent's `lasts` keeps it.
+        var lastKey: Element? { isLeaf ? elements.last?.searchKey : lasts.last }
         /// Slots used: elements of a leaf, children of a branch.
         var width: Int { isLeaf ? elements.count : children.count }
     }
@@ -70,7 +73,12 @@ struct SortedList<Element: SortedElement> {
 
     var isEmpty: Bool { count == 0 }
 
-    var last: Element? { root?.last }
+    var last: Element? {
+        // A branch keeps search keys, not elements: the last element is in the last leaf.
+        guard var node = root else { return nil }
+        while !node.isLeaf { node = node.children[node.children.count - 1] }
+        return node.elements.last
+    }
 
     /// A position: the number of elements before it.
     typealias Position = Int
@@ -247,12 +255,12 @@ struct SortedList<Element: SortedElement> {
         let target = uniqueChild(child, of: node)
         let split = insert(element, into: target)
         node.counts[child] = target.count
-        node.lasts[child] = target.last!
+        node.lasts[child] = target.lastKey!
         guard let split else { return nil }
         guard node.children.count == branchCapacity else {
             node.children.insert(split, at: child + 1)
             node.counts.insert(split.count, at: child + 1)
-            node.lasts.insert(split.last!, at: child + 1)
+            node.lasts.insert(split.lastKey!, at: child + 1)
             return nil
         }
         // Full: split first, as a leaf does.
@@ -265,7 +273,7 @@ struct SortedList<Element: SortedElement> {
         let (parent, position) = child + 1 <= half ? (node, child + 1) : (right, child + 1 - half)
         parent.children.insert(split, at: position)
         parent.counts.insert(split.count, at: position)
-        parent.lasts.insert(split.last!, at: position)
+        parent.lasts.insert(split.lastKey!, at: position)
         return right
     }
 
@@ -307,7 +315,7 @@ struct SortedList<Element: SortedElement> {
             return true
         }
         node.counts[child] = target.count
-        node.lasts[child] = target.last!
+        node.lasts[child] = target.lastKey!
         mergeIfSmall(child, of: node)
         return true
     }
@@ -331,7 +339,7 @@ struct SortedList<Element: SortedElement> {
         }
         branch.children[left] = merged
         branch.counts[left] = merged.count
-        branch.lasts[left] = merged.last!
+        branch.lasts[left] = merged.lastKey!
         branch.children.remove(at: right)
         branch.counts.remove(at: right)
         branch.lasts.remove(at: right)
@@ -363,7 +371,7 @@ struct SortedList<Element: SortedElement> {
         guard child < node.children.count else { return false }
         let target = uniqueChild(child, of: node)
         guard replace(element, in: target) else { return false }
-        node.lasts[child] = element
+        node.lasts[child] = element.searchKey
         return child == node.children.count - 1
     }
 
@@ -448,6 +456,11 @@ protocol SortedElement {
     /// is copied to be compared (a copy passed by value through a closure was made at each
     /// step).
     static func compare(_ lhs: UnsafePointer<Self>, _ rhs: UnsafePointer<Self>) -> Int
+    /// The element as a branch keeps it to guide searches (the last under each of its
+    /// children): what `compare` reads, and no more. A write copies the branches on its path;
+    /// a branch of full elements would retain a row for each child, and at a million rows
+    /// each of those rows lies apart in memory, a cache miss for each retain.
+    var searchKey: Self { get }
 }
 
 extension SortedElement {
@@ -455,4 +468,7 @@ extension SortedElement {
     static func compare(_ lhs: UnsafePointer<Self>, _ rhs: UnsafePointer<Self>) -> Int {
         compare(lhs.pointee, rhs.pointee)
     }
+
+    /// The whole element, for elements that hold nothing beyond what they compare.
+    var searchKey: Self { self }
 }

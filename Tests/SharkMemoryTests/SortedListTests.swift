@@ -10,6 +10,9 @@ private struct Entry: SortedElement, Equatable {
     static func compare(_ lhs: Entry, _ rhs: Entry) -> Int {
         lhs.value < rhs.value ? -1 : lhs.value > rhs.value ? 1 : 0
     }
+    /// Less than the element, as the memory engine's branches keep keys without rows: no
+    /// search, iteration or `last` may hand it out as an element.
+    var searchKey: Entry { Entry(value: value, tag: .min) }
 }
 
 /// The B+ tree under the memory engine's key order and indexes, against a sorted array.
@@ -57,6 +60,7 @@ struct SortedListTests {
         for (snapshot, expected) in snapshots {
             #expect(snapshot.count == expected.count)
             #expect(elements(snapshot) == expected)
+            #expect(snapshot.last == expected.last)
         }
         // Positions are ranks: a search lands where the array's would, iteration goes on from it.
         for probe in stride(from: -1, through: 5_001, by: 97) {
