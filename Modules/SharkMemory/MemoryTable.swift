@@ -72,6 +72,13 @@ struct IndexEntry: SortedElement {
 
     /// The values and the key, without the row: branches guide searches without holding rows.
     var searchKey: IndexEntry { IndexEntry(first: first, rest: rest, key: key, row: []) }
+
+    /// Smaller than a table's leaves: rows are mostly added in key order, at the table's end,
+    /// but an index takes them wherever their values fall, so a commit of 100 rows copies up
+    /// to 100 leaves of every index. O (commits of 100 rows over two indexes) ran in 28% fewer
+    /// instructions with leaves of 32 than of 128 (callgrind); branches of 32 as well did no
+    /// better (more levels to copy).
+    static var leafCapacity: Int { 32 }
 }
 
 /// One secondary index: its declaration, column positions and entries.

@@ -13,13 +13,8 @@
 ///
 /// A position is a rank: how many elements come before it.
 struct SortedList<Element: SortedElement> {
-    /// Elements per leaf: what a transaction's first write to a leaf copies (and retains,
-    /// element by element), against the levels a lookup walks. In shark-bench's scale family
-    /// (single runs, 10,000 to 1,000,000 rows), 256 made updates and removals 10–20% dearer
-    /// at a million rows, and 64 made lookups 5–20% dearer at every size. Index lists too:
-    /// leaves of 32 or 64 made single-row removals and updates at a million rows 5–20%
-    /// dearer (more branch levels to copy) and won little on commits scattered over an index.
-    static var leafCapacity: Int { 128 }
+    /// Elements per leaf: the element type's choice (``SortedElement/leafCapacity``).
+    static var leafCapacity: Int { Element.leafCapacity }
     static var branchCapacity: Int { 64 }
 
     /// A leaf (no children) or a branch (no elements of its own).
@@ -461,6 +456,9 @@ protocol SortedElement {
     /// a branch of full elements would retain a row for each child, and at a million rows
     /// each of those rows lies apart in memory, a cache miss for each retain.
     var searchKey: Self { get }
+    /// Elements per leaf of a list of these: what a transaction's first write to a leaf
+    /// copies (and retains, element by element), against the levels a search walks.
+    static var leafCapacity: Int { get }
 }
 
 extension SortedElement {
@@ -471,4 +469,9 @@ extension SortedElement {
 
     /// The whole element, for elements that hold nothing beyond what they compare.
     var searchKey: Self { self }
+
+    /// A table's rows in key order. In shark-bench's scale family (single runs, 10,000 to
+    /// 1,000,000 rows), 256 made updates and removals 10–20% dearer at a million rows, and
+    /// 64 made lookups 5–20% dearer at every size.
+    static var leafCapacity: Int { 128 }
 }
