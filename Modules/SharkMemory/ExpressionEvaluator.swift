@@ -221,7 +221,7 @@ struct InList {
             let value = affinity.map { SQLiteSemantics.apply($0, to: candidate) } ?? candidate
             if value.isNull { hasNull = true } else { kept.append(value) }
         }
-        sorted = SQLiteSemantics.sortedDistinct(kept)
+        sorted = SQLiteSemantics.sortedDistinct(kept, byStorageClass: false)
         self.hasNull = hasNull
     }
 

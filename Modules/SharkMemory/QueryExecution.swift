@@ -167,8 +167,8 @@ struct QueryExecution {
             }
         case .indexValues(let position, let values):
             let entries = table.indexes[position].entries
-            var seen = Set<RowKey>()
-            for value in values where seen.insert(RowKey(value: value)).inserted {
+            // The plan lists each value once, in index order (see `AccessPath.indexValues`).
+            for value in values {
                 let start = entries.firstPosition { SQLiteSemantics.compare($0.first, value) < 0 }
                 var stop = false
                 entries.forEach(from: start) { entry in

@@ -9,7 +9,8 @@ enum AccessPath: Equatable {
     case keyRange(lower: Bound?, upper: Bound?)
     /// Entries of secondary index `index` whose first column lies in a range.
     case indexRange(index: Int, lower: Bound?, upper: Bound?)
-    /// Entries of secondary index `index` whose first column is one of the values.
+    /// Entries of secondary index `index` whose first column is one of the values: the values
+    /// distinct under the comparison (5 and 5.0 are one), in index order.
     case indexValues(index: Int, [Value])
     /// Every entry of a single-column index `index`, ascending: the ordering the query asks for.
     case indexOrder(index: Int)
@@ -79,7 +80,9 @@ enum AccessPath: Equatable {
                 if isKey {
                     consider(1, .keys(SQLiteSemantics.sortedDistinct(raw.filter { !$0.isNull }.map(storedKey))))
                 }
-                for (index, _) in firstColumnIndexes(column) { consider(4, .indexValues(index: index, values)) }
+                // An index walks each value once, in index order: 5 and 5.0 are one value.
+                let walked = SQLiteSemantics.sortedDistinct(values, byStorageClass: false)
+                for (index, _) in firstColumnIndexes(column) { consider(4, .indexValues(index: index, walked)) }
             case .range(let lower, let upper):
                 let low = lower.map {
                     Bound(value: SQLiteSemantics.apply(affinity, to: $0.value), inclusive: $0.inclusive)

@@ -48,10 +48,13 @@ enum SQLiteSemantics {
         return a < b ? -1 : (a > b ? 1 : 0)
     }
 
-    /// `values` in SQLite's order, each once. The integer 1 and the real 1.0 are one value to
-    /// the comparison but both stay, the integer first: a key of one storage class never
-    /// finds a row keyed by the other.
-    static func sortedDistinct(_ values: [Value]) -> [Value] {
+    /// `values` in SQLite's order, each once.
+    ///
+    /// With `byStorageClass` (for key lookups) the integer 1 and the real 1.0, one value to the
+    /// comparison, both stay, the integer first: a key of one storage class never finds a row
+    /// keyed by the other. Without it (an index walk, an `IN` list) they are one value, as
+    /// SQLite's comparison makes them.
+    static func sortedDistinct(_ values: [Value], byStorageClass: Bool = true) -> [Value] {
         var sorted = values
         sorted.sort { lhs, rhs in
             let order = compare(lhs, rhs)
@@ -62,7 +65,10 @@ enum SQLiteSemantics {
         var distinct: [Value] = []
         distinct.reserveCapacity(sorted.count)
         for value in sorted {
-            if let last = distinct.last, RowKey(value: last) == RowKey(value: value) { continue }
+            if let last = distinct.last {
+                let repeated = byStorageClass ? RowKey(value: last) == RowKey(value: value) : compare(last, value) == 0
+                if repeated { continue }
+            }
             distinct.append(value)
         }
         return distinct

@@ -90,6 +90,9 @@ struct QueryPlanTests {
         #expect(try ages(.isIn(age, agesListed)) == [4, 5, 7])
         #expect(try count(.isIn(age, agesListed)) == 3)
         #expect(try ages(.comparison(.equal, age, .value(.text("8")))) == [8])
+        // Values of two storage classes that compare equal are one value.
+        #expect(try ages(.isIn(age, [.integer(5), .real(5), .text("5")])) == [5])
+        #expect(try count(.isIn(age, [.real(6), .integer(6)])) == 1)
         #expect(try ages(.isIn(.column("name"), [.text("p9"), .integer(9), .text("p9"), .text("P10")])) == [9])
         #expect(try ages(.comparison(.equal, .column("email"), .value(.text("p11@example.com")))) == [11])
         #expect(try ages(.isIn(.column("email"), [.null, .text("p13@example.com")])) == [13])
