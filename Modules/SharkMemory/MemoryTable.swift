@@ -27,17 +27,32 @@ typealias Row = [Value]
 
 /// A row in primary-key order.
 struct KeyedRow: SortedElement {
-    let key: Value
+    /// The key in the form searches compare (see ``SortKey``).
+    let sortKey: SortKey
     var row: Row
 
-    static func compare(_ lhs: KeyedRow, _ rhs: KeyedRow) -> Int { SQLiteSemantics.compare(lhs.key, rhs.key) }
+    /// A row, keyed by its first value.
+    init(_ row: Row) {
+        sortKey = SortKey(row[0])
+        self.row = row
+    }
+
+    private init(sortKey: SortKey) {
+        self.sortKey = sortKey
+        row = []
+    }
+
+    /// The row's key (a branch's search key, which holds no row, rebuilds it).
+    var key: Value { row.isEmpty ? sortKey.value : row[0] }
+
+    static func compare(_ lhs: KeyedRow, _ rhs: KeyedRow) -> Int { SortKey.compare(lhs.sortKey, rhs.sortKey) }
 
     static func compare(_ lhs: UnsafePointer<KeyedRow>, _ rhs: UnsafePointer<KeyedRow>) -> Int {
-        SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
+        SortKey.compare(lhs.pointee.sortKey, rhs.pointee.sortKey)
     }
 
     /// The key alone: branches guide searches without holding rows.
-    var searchKey: KeyedRow { KeyedRow(key: key, row: []) }
+    var searchKey: KeyedRow { KeyedRow(sortKey: sortKey) }
 }
 
 /// An entry of a secondary index: the indexed values, then the row's key as a tie-break
@@ -47,8 +62,12 @@ struct KeyedRow: SortedElement {
 struct IndexEntry: SortedElement {
     let first: Value
     let rest: [Value]
-    let key: Value
+    /// The row's key, the tie-break, in the form searches compare (see ``SortKey``).
+    let sortKey: SortKey
     let row: Row
+
+    /// The row's key (a branch's search key, which holds no row, rebuilds it).
+    var key: Value { row.isEmpty ? sortKey.value : row[0] }
 
     /// The indexed values.
     var values: [Value] { [first] + rest }
@@ -67,11 +86,11 @@ struct IndexEntry: SortedElement {
             if order != 0 { return order }
             position += 1
         }
-        return SQLiteSemantics.compare(lhs.pointee.key, rhs.pointee.key)
+        return SortKey.compare(lhs.pointee.sortKey, rhs.pointee.sortKey)
     }
 
     /// The values and the key, without the row: branches guide searches without holding rows.
-    var searchKey: IndexEntry { IndexEntry(first: first, rest: rest, key: key, row: []) }
+    var searchKey: IndexEntry { IndexEntry(first: first, rest: rest, sortKey: sortKey, row: []) }
 
     /// Smaller than a table's leaves: rows are mostly added in key order, at the table's end,
     /// but an index takes them wherever their values fall, so a commit of 100 rows copies up
@@ -88,7 +107,8 @@ struct MemoryIndex {
     var entries = SortedList<IndexEntry>()
 
     func entry(for row: Row) -> IndexEntry {
-        IndexEntry(first: row[columns[0]], rest: columns.dropFirst().map { row[$0] }, key: row[0], row: row)
+        IndexEntry(
+            first: row[columns[0]], rest: columns.dropFirst().map { row[$0] }, sortKey: SortKey(row[0]), row: row)
     }
 
     // The writes are methods of the index, called in place (`indexes[i].insert(row)`):
@@ -158,7 +178,7 @@ struct MemoryTable {
         try checkRequired(row)
         if self.row(forKey: row[0]) != nil { throw uniqueViolation(columns: [schema.key.name]) }
         try checkUnique(row, ignoring: nil)
-        ordered.insert(KeyedRow(key: row[0], row: row))
+        ordered.insert(KeyedRow(row))
         for index in indexes.indices { indexes[index].insert(row) }
     }
 
@@ -166,7 +186,7 @@ struct MemoryTable {
     mutating func replace(_ old: Row, with new: Row) throws {
         try checkRequired(new)
         try checkUnique(new, ignoring: old[0])
-        ordered.replace(KeyedRow(key: new[0], row: new))
+        ordered.replace(KeyedRow(new))
         for index in indexes.indices { indexes[index].replace(old, with: new) }
     }
 
@@ -182,7 +202,7 @@ struct MemoryTable {
     /// Removes the row with `key`; returns false when there is none.
     mutating func delete(key: Value) -> Bool {
         guard let row = row(forKey: key) else { return false }
-        ordered.remove(KeyedRow(key: key, row: row))
+        ordered.remove(KeyedRow(row))
         for index in indexes.indices { indexes[index].remove(row) }
         return true
     }
@@ -198,18 +218,20 @@ struct MemoryTable {
             // Integer keys compared as integers, without the general comparison's dispatch on
             // both values (a third of a lookup's comparisons); a key of another storage class
             // still compares as SQLite orders them.
+            let soughtKey = SortKey.value(key)
             guard
                 let keyed = ordered.find({ element in
-                    guard case .integer(let stored) = element.pointee.key else {
-                        return SQLiteSemantics.compare(element.pointee.key, key)
+                    guard case .value(.integer(let stored)) = element.pointee.sortKey else {
+                        return SortKey.compare(element.pointee.sortKey, soughtKey)
                     }
                     return stored < sought ? -1 : stored == sought ? 0 : 1
-                }), case .integer = keyed.key
+                }), keyed.sortKey.storageType == .integer
             else { return nil }
             return keyed.row
         }
-        guard let keyed = ordered.find({ SQLiteSemantics.compare($0.pointee.key, key) }),
-            keyed.key.storageType == key.storageType
+        let soughtKey = SortKey(key)
+        guard let keyed = ordered.find({ SortKey.compare($0.pointee.sortKey, soughtKey) }),
+            keyed.sortKey.storageType == key.storageType
         else { return nil }
         return keyed.row
     }
@@ -224,9 +246,10 @@ struct MemoryTable {
                 Self.compareValues(entry.values, values) < 0
             }
             var clash = false
+            let ignored = key.map(SortKey.init)
             index.entries.forEach(from: start) { entry in
                 guard Self.compareValues(entry.values, values) == 0 else { return false }
-                if let key, SQLiteSemantics.compare(entry.key, key) == 0 { return true }
+                if let ignored, SortKey.compare(entry.sortKey, ignored) == 0 { return true }
                 clash = true
                 return false
             }

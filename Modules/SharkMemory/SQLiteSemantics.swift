@@ -87,15 +87,25 @@ enum SQLiteSemantics {
     }
 
     static func compareBytes(_ a: String, _ b: String) -> Int {
-        var a = a
-        var b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in compareBuffers(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
+        // Native text (every string the engine stores) lends its bytes without a copy. Not
+        // `withUTF8`: it is mutating, and a mutable copy captured by the inner closure is
+        // boxed, an allocation and an exclusivity check for every comparison of a search.
+        let borrowed = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                compareBuffers(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y))
+            }
         }
+        if let borrowed, let result = borrowed { return result }
+        // Text stored another way (a foreign string): its bytes copied first.
+        return compareBuffers(Array(a.utf8), Array(b.utf8))
     }
 
     static func compareBytes(_ a: Data, _ b: Data) -> Int {
         a.withUnsafeBytes { x in b.withUnsafeBytes { y in compareBuffers(x, y) } }
+    }
+
+    private static func compareBuffers(_ x: [UInt8], _ y: [UInt8]) -> Int {
+        x.withUnsafeBytes { x in y.withUnsafeBytes { y in compareBuffers(x, y) } }
     }
 
     private static func compareBuffers(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {

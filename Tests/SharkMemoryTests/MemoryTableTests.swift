@@ -29,7 +29,7 @@ struct MemoryTableTests {
     /// Every node a search for the row with `key` walks, in the rows and in each index.
     private func paths(_ table: MemoryTable, key: Int) -> [[ObjectIdentifier]] {
         let row = table.row(forKey: .integer(Int64(key)))!
-        return [table.ordered.pathIdentities(to: KeyedRow(key: row[0], row: row))]
+        return [table.ordered.pathIdentities(to: KeyedRow(row))]
             + table.indexes.map { $0.entries.pathIdentities(to: $0.entry(for: row)) }
     }
 
