@@ -492,6 +492,11 @@ extension ConformanceSuite {
         ) { try QueryPlanTests().conditionsAKeyOrIndexAnswers(driver: $0) },
         ConformanceCheck(
             suite: "Query plans reused across values",
+            name: "UUID keys and relationships to them: by key, range, index and order, in byte order",
+            requires: .any
+        ) { try QueryPlanTests().blobKeysAndIndexes(driver: $0) },
+        ConformanceCheck(
+            suite: "Query plans reused across values",
             name: "string predicates, paths and subqueries keep their values apart", requires: .any
         ) { try QueryPlanTests().pathsAndSubqueries(driver: $0) },
         ConformanceCheck(

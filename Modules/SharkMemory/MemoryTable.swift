@@ -58,10 +58,15 @@ struct KeyedRow: SortedElement {
 /// An entry of a secondary index: the indexed values, then the row's key as a tie-break
 /// (which also makes every entry unique), and the row itself (a shared reference, not a
 /// copy) so that an index scan reads rows without a lookup by key. The first value is held
-/// apart so that entries of single-column indexes (the common case) allocate nothing.
+/// apart so that entries of single-column indexes (the common case) hold no array: a write
+/// copies every entry of the leaf it changes, and an array would be one more reference to
+/// retain for each.
 struct IndexEntry: SortedElement {
-    let first: Value
-    let rest: [Value]
+    /// The first indexed value, in the form searches compare (see ``SortKey``): a
+    /// relationship to a model keyed by UUID indexes blobs.
+    let first: SortKey
+    /// The indexed values after the first; nil for an index of one column.
+    let rest: [Value]?
     /// The row's key, the tie-break, in the form searches compare (see ``SortKey``).
     let sortKey: SortKey
     let row: Row
@@ -70,23 +75,28 @@ struct IndexEntry: SortedElement {
     var key: Value { row.isEmpty ? sortKey.value : row[0] }
 
     /// The indexed values.
-    var values: [Value] { [first] + rest }
+    var values: [Value] { [first.value] + (rest ?? []) }
 
     static func compare(_ lhs: IndexEntry, _ rhs: IndexEntry) -> Int {
         withUnsafePointer(to: lhs) { lhs in withUnsafePointer(to: rhs) { rhs in compare(lhs, rhs) } }
     }
 
     static func compare(_ lhs: UnsafePointer<IndexEntry>, _ rhs: UnsafePointer<IndexEntry>) -> Int {
-        let order = SQLiteSemantics.compare(lhs.pointee.first, rhs.pointee.first)
+        let order = compareValues(lhs, rhs)
+        return order != 0 ? order : SortKey.compare(lhs.pointee.sortKey, rhs.pointee.sortKey)
+    }
+
+    /// The order of the indexed values alone, without the key's tie-break.
+    static func compareValues(_ lhs: UnsafePointer<IndexEntry>, _ rhs: UnsafePointer<IndexEntry>) -> Int {
+        let order = SortKey.compare(lhs.pointee.first, rhs.pointee.first)
         if order != 0 { return order }
-        var position = 0
-        let shared = min(lhs.pointee.rest.count, rhs.pointee.rest.count)
-        while position < shared {
-            let order = SQLiteSemantics.compare(lhs.pointee.rest[position], rhs.pointee.rest[position])
-            if order != 0 { return order }
-            position += 1
+        if let left = lhs.pointee.rest, let right = rhs.pointee.rest {
+            for (leftValue, rightValue) in zip(left, right) {
+                let order = SQLiteSemantics.compare(leftValue, rightValue)
+                if order != 0 { return order }
+            }
         }
-        return SortKey.compare(lhs.pointee.sortKey, rhs.pointee.sortKey)
+        return 0
     }
 
     /// The values and the key, without the row: branches guide searches without holding rows.
@@ -108,7 +118,8 @@ struct MemoryIndex {
 
     func entry(for row: Row) -> IndexEntry {
         IndexEntry(
-            first: row[columns[0]], rest: columns.dropFirst().map { row[$0] }, sortKey: SortKey(row[0]), row: row)
+            first: SortKey(row[columns[0]]), rest: columns.count == 1 ? nil : columns.dropFirst().map { row[$0] },
+            sortKey: SortKey(row[0]), row: row)
     }
 
     // The writes are methods of the index, called in place (`indexes[i].insert(row)`):
@@ -218,10 +229,10 @@ struct MemoryTable {
             // Integer keys compared as integers, without the general comparison's dispatch on
             // both values (a third of a lookup's comparisons); a key of another storage class
             // still compares as SQLite orders them.
-            let soughtKey = SortKey.value(key)
+            let soughtKey = SortKey.integer(sought)
             guard
                 let keyed = ordered.find({ element in
-                    guard case .value(.integer(let stored)) = element.pointee.sortKey else {
+                    guard case .integer(let stored) = element.pointee.sortKey else {
                         return SortKey.compare(element.pointee.sortKey, soughtKey)
                     }
                     return stored < sought ? -1 : stored == sought ? 0 : 1
@@ -240,15 +251,16 @@ struct MemoryTable {
     /// as in SQLite).
     private func checkUnique(_ row: Row, ignoring key: Value?) throws {
         for index in indexes where index.schema.isUnique {
-            let values = index.columns.map { row[$0] }
-            if values.contains(where: \.isNull) { continue }
-            let start = index.entries.firstPosition { entry in
-                Self.compareValues(entry.values, values) < 0
+            if index.columns.contains(where: { row[$0].isNull }) { continue }
+            let probe = index.entry(for: row)
+            func order(_ entry: UnsafePointer<IndexEntry>) -> Int {
+                withUnsafePointer(to: probe) { IndexEntry.compareValues(entry, $0) }
             }
+            let start = index.entries.firstPosition { entry in withUnsafePointer(to: entry) { order($0) < 0 } }
             var clash = false
             let ignored = key.map(SortKey.init)
             index.entries.forEach(from: start) { entry in
-                guard Self.compareValues(entry.values, values) == 0 else { return false }
+                guard withUnsafePointer(to: entry, { order($0) == 0 }) else { return false }
                 if let ignored, SortKey.compare(entry.sortKey, ignored) == 0 { return true }
                 clash = true
                 return false

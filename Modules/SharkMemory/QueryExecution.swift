@@ -153,9 +153,9 @@ struct QueryExecution {
                 offer(keyed.row)
             }
         case .keyRange(let lower, let upper):
-            let start = table.ordered.firstPosition { Self.isBelow($0.key, lower) }
+            let start = table.ordered.firstPosition { Self.isBelow($0.sortKey, lower) }
             table.ordered.forEach(from: start) { keyed in
-                guard !Self.isAbove(keyed.key, upper) else { return false }
+                guard !Self.isAbove(keyed.sortKey, upper) else { return false }
                 return offer(keyed.row)
             }
         case .indexRange(let position, let lower, let upper):
@@ -169,10 +169,11 @@ struct QueryExecution {
             let entries = table.indexes[position].entries
             // The plan lists each value once, in index order (see `AccessPath.indexValues`).
             for value in values {
-                let start = entries.firstPosition { SQLiteSemantics.compare($0.first, value) < 0 }
+                let sought = SortKey(value)
+                let start = entries.firstPosition { SortKey.compare($0.first, sought) < 0 }
                 var stop = false
                 entries.forEach(from: start) { entry in
-                    guard SQLiteSemantics.compare(entry.first, value) == 0 else { return false }
+                    guard SortKey.compare(entry.first, sought) == 0 else { return false }
                     if !offer(entry.row) {
                         stop = true
                         return false
@@ -190,7 +191,7 @@ struct QueryExecution {
             // Backwards, entries of one value come in descending key order: each run of equal
             // values is gathered and offered in key order, as the ordering's tie-break wants.
             var run: [Row] = []
-            var runValue: Value?
+            var runValue: SortKey?
             var stopped = false
             func offerRun() -> Bool {
                 for row in run.reversed() where !offer(row) { return false }
@@ -198,7 +199,7 @@ struct QueryExecution {
                 return true
             }
             table.indexes[position].entries.forEachBackwards { entry in
-                if let value = runValue, SQLiteSemantics.compare(value, entry.first) != 0 {
+                if let value = runValue, SortKey.compare(value, entry.first) != 0 {
                     guard offerRun() else {
                         stopped = true
                         return false
@@ -212,15 +213,15 @@ struct QueryExecution {
         }
     }
 
-    private static func isBelow(_ value: Value, _ lower: AccessPath.Bound?) -> Bool {
+    private static func isBelow(_ value: SortKey, _ lower: AccessPath.Bound?) -> Bool {
         guard let lower else { return false }
-        let order = SQLiteSemantics.compare(value, lower.value)
+        let order = SortKey.compare(value, lower.key)
         return lower.inclusive ? order < 0 : order <= 0
     }
 
-    private static func isAbove(_ value: Value, _ upper: AccessPath.Bound?) -> Bool {
+    private static func isAbove(_ value: SortKey, _ upper: AccessPath.Bound?) -> Bool {
         guard let upper else { return false }
-        let order = SQLiteSemantics.compare(value, upper.value)
+        let order = SortKey.compare(value, upper.key)
         return upper.inclusive ? order > 0 : order >= 0
     }
 

@@ -249,7 +249,9 @@ struct SortedList<Element: SortedElement> {
         }
         let target = uniqueChild(child, of: node)
         let split = insert(element, into: target)
-        node.counts[child] = target.count
+        // One more element below, unless the child split (then counted again: a branch's
+        // count sums its children's, too dear for every insert).
+        if split == nil { node.counts[child] += 1 } else { node.counts[child] = target.count }
         node.lasts[child] = target.lastKey!
         guard let split else { return nil }
         guard node.children.count == branchCapacity else {
@@ -309,7 +311,7 @@ struct SortedList<Element: SortedElement> {
             node.lasts.remove(at: child)
             return true
         }
-        node.counts[child] = target.count
+        node.counts[child] -= 1
         node.lasts[child] = target.lastKey!
         mergeIfSmall(child, of: node)
         return true

@@ -98,6 +98,55 @@ struct QueryPlanTests {
         #expect(try ages(.isIn(.column("email"), [.null, .text("p13@example.com")])) == [13])
     }
 
+    /// UUID keys and the relationships to them are blobs, which the memory engine compares in
+    /// a form of its own (two integers for 16 bytes or fewer): every path that reads them, by
+    /// key, range, index or order, agrees with SQLite's byte order, blobs shorter and longer
+    /// than a UUID among them.
+    func blobKeysAndIndexes(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        // Keys that differ only late, only early, or in the padding a short form could add.
+        let byteLists: [[UInt8]] = [
+            Array(repeating: 0, count: 15) + [1], Array(repeating: 0, count: 14) + [1, 0],
+            [1] + Array(repeating: 0, count: 15),
+            Array(repeating: 0xFF, count: 16), Array(repeating: 0, count: 16),
+            [0x7F] + Array(repeating: 0xFF, count: 15),
+            Array(repeating: 0, count: 8) + [0x80] + Array(repeating: 0, count: 7),
+        ]
+        let teams = byteLists.enumerated().map { position, bytes in
+            let team = Team("t\(position)")
+            team.id = bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
+            return team
+        }
+        try store.commit(teams)
+        try store.commit(teams.enumerated().map { Player("p\($0)", team: $1) })
+        let sorted = zip(teams, byteLists).sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
+        func names(_ expression: QueryExpression) throws -> [String] {
+            try Team.query(in: store).where(QueryPredicate(expression)).orderBy(\.id).fetch().map(\.name)
+        }
+        #expect(try Team.query(in: store).orderBy(\.id).fetch().map(\.name) == sorted.map(\.name))
+        #expect(try Team.query(in: store).orderByDescending(\.id).fetch().map(\.name) == sorted.reversed().map(\.name))
+        let key = QueryExpression.column("id")
+        for (position, team) in sorted.enumerated() {
+            #expect(try store.find(Team.self, id: team.id)?.name == team.name)
+            let bound = team.id.columnValue
+            #expect(try names(.comparison(.greater, key, .value(bound))) == sorted.dropFirst(position + 1).map(\.name))
+            #expect(try names(.comparison(.lessOrEqual, key, .value(bound))) == sorted.prefix(position + 1).map(\.name))
+            // The team's player, through the relationship's index.
+            let players = try Player.query(in: store).where(
+                QueryPredicate(.comparison(.equal, .column("team"), .value(bound))))
+            #expect(try players.fetch().map(\.id) == ["p\(teams.firstIndex { $0 === team }!)"])
+        }
+        // Bounds shorter and longer than a UUID, and a blob no key equals.
+        let zeros = Data(repeating: 0, count: 16)
+        #expect(try names(.comparison(.greater, key, .value(.blob(zeros + [0])))) == sorted.dropFirst(1).map(\.name))
+        #expect(try names(.comparison(.less, key, .value(.blob(Data([0, 0]))))) == [])
+        #expect(try names(.isIn(key, [.blob(zeros), .blob(zeros + [0]), .blob(Data([1]))])) == [sorted[0].name])
+        let pair = [teams[3].id.columnValue, .blob(Data([1])), teams[0].id.columnValue]
+        let inPair = try Player.query(in: store).where(QueryPredicate(.isIn(.column("team"), pair))).orderBy(\.id)
+        #expect(try inPair.fetch().map(\.id) == ["p0", "p3"])
+    }
+
     func pathsAndSubqueries(driver: ConformanceDriver) throws {
         let store = try driver.makeStore()
         defer { store.close() }
