@@ -25,14 +25,6 @@ enum AccessPath: Equatable {
     struct Bound: Equatable {
         let value: Value
         let inclusive: Bool
-        /// The value as the sorted lists compare it, made once for the whole walk.
-        let key: SortKey
-
-        init(value: Value, inclusive: Bool) {
-            (self.value, self.inclusive, key) = (value, inclusive, SortKey(value))
-        }
-
-        static func == (lhs: Bound, rhs: Bound) -> Bool { lhs.value == rhs.value && lhs.inclusive == rhs.inclusive }
     }
 
     /// Whether the path yields rows already in the order the query needs (the query's

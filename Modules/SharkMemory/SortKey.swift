@@ -23,7 +23,18 @@ enum SortKey {
     // One flat enum rather than a value wrapped beside the short form: a write copies every
     // entry of a leaf, and a nested enum took two outlined copies per key where this takes one.
 
+    @inline(__always)
     init(_ value: Value) {
+        // Integers, the common case, inline: every row written makes a key for the table and
+        // two for each index entry.
+        if case .integer(let integer) = value {
+            self = .integer(integer)
+        } else {
+            self.init(converting: value)
+        }
+    }
+
+    private init(converting value: Value) {
         switch value {
         case .null: self = .null
         case .integer(let value): self = .integer(value)

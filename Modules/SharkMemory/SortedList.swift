@@ -220,7 +220,7 @@ struct SortedList<Element: SortedElement> {
             // Keys and indexed values often arrive in order (auto-assigned keys, timestamps):
             // then the element goes at the end, with no search.
             var offset = node.elements.count
-            if let last = node.elements.last, Element.compare(last, element) > 0 {
+            if comesBefore(element, node.elements, at: offset - 1) {
                 offset = partition(node.elements, comingAfter: element)
             }
             guard node.elements.count == leafCapacity else {
@@ -244,7 +244,7 @@ struct SortedList<Element: SortedElement> {
         }
         // The first child whose last element comes after the new one; the last child when none.
         var child = node.children.count - 1
-        if Element.compare(node.lasts[child], element) > 0 {
+        if comesBefore(element, node.lasts, at: child) {
             child = partition(node.lasts, comingAfter: element)
         }
         let target = uniqueChild(child, of: node)
@@ -417,6 +417,15 @@ struct SortedList<Element: SortedElement> {
             path.append(ObjectIdentifier(node))
         }
         return path
+    }
+
+    /// Whether `element` comes before `elements[position]` (false when there is none),
+    /// compared where it lies: reading `elements[position]` would copy it.
+    private static func comesBefore(_ element: Element, _ elements: [Element], at position: Int) -> Bool {
+        guard elements.indices.contains(position) else { return false }
+        return elements.withUnsafeBufferPointer { buffer in
+            withUnsafePointer(to: element) { Element.compare(buffer.baseAddress! + position, $0) > 0 }
+        }
     }
 
     /// The first index of `elements` that does not come before `element`.
