@@ -187,9 +187,15 @@ struct MemoryTable {
     /// Adds a row, enforcing the key and unique indexes first so a refusal changes nothing.
     mutating func insert(_ row: Row) throws {
         try checkRequired(row)
-        if self.row(forKey: row[0]) != nil { throw uniqueViolation(columns: [schema.key.name]) }
+        // One sort key for the check and the insert: a UUID's costs a read of its `Data`.
+        let keyed = KeyedRow(row)
+        if let existing = ordered.find({ SortKey.compare($0.pointee.sortKey, keyed.sortKey) }),
+            existing.sortKey.storageType == keyed.sortKey.storageType
+        {
+            throw uniqueViolation(columns: [schema.key.name])
+        }
         try checkUnique(row, ignoring: nil)
-        ordered.insert(KeyedRow(row))
+        ordered.insert(keyed)
         for index in indexes.indices { indexes[index].insert(row) }
     }
 

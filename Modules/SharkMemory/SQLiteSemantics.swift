@@ -55,21 +55,23 @@ enum SQLiteSemantics {
     /// keyed by the other. Without it (an index walk, an `IN` list) they are one value, as
     /// SQLite's comparison makes them.
     static func sortedDistinct(_ values: [Value], byStorageClass: Bool = true) -> [Value] {
-        var sorted = values
-        sorted.sort { lhs, rhs in
-            let order = compare(lhs, rhs)
+        // Sorted by sort keys made once each: comparing two UUIDs as values reads both `Data`s.
+        var keyed = values.map { (key: SortKey($0), value: $0) }
+        keyed.sort { lhs, rhs in
+            let order = SortKey.compare(lhs.key, rhs.key)
             if order != 0 { return order < 0 }
-            if case .integer = lhs, case .real = rhs { return true }
+            if case .integer = lhs.key, case .real = rhs.key { return true }
             return false
         }
         var distinct: [Value] = []
-        distinct.reserveCapacity(sorted.count)
-        for value in sorted {
-            if let last = distinct.last {
-                let repeated = byStorageClass ? RowKey(value: last) == RowKey(value: value) : compare(last, value) == 0
-                if repeated { continue }
+        distinct.reserveCapacity(keyed.count)
+        var last: SortKey?
+        for (key, value) in keyed {
+            if let last, SortKey.compare(last, key) == 0, !byStorageClass || last.storageType == key.storageType {
+                continue
             }
             distinct.append(value)
+            last = key
         }
         return distinct
     }
