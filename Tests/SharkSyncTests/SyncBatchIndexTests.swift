@@ -29,6 +29,15 @@ struct SyncBatchIndexTests {
         #expect(KeyFilter(encoded: Data([1, 2, 3])) == nil)
     }
 
+    @Test("a key's hashes are FNV-1a over its tagged bytes: filters stored by an earlier build stay valid")
+    func hashesAreStable() {
+        // Worked out by hand from the definition (FNV-1a, then splitmix64's finalizer, odd).
+        let blob = KeyFilter.hashes(of: .blob(Data(0..<16)))
+        #expect(blob.first == 0x780a_9acc_5b17_44d3 && blob.step == 0x35d6_0083_15e0_c4cd)
+        let text = KeyFilter.hashes(of: .text("folder 12"))
+        #expect(text.first == 0xf407_3de4_b67f_59cd && text.step == 0xf7b0_2dd8_623a_03b3)
+    }
+
     @Test("a batch's bytes tell the keys it may hold without decoding them")
     func batchBytesHoldKeys() throws {
         let ids = (0..<300).map { _ in UUID().columnValue }
