@@ -728,6 +728,12 @@ extension ConformanceSuite {
         ConformanceCheck(
             suite: "Transactions", name: "readers running beside a writer never see half a transaction", requires: .any
         ) { try await TransactionTests().readersSeeWholeTransactions(driver: $0) },
+        ConformanceCheck(
+            suite: "Transactions",
+            name:
+                "a reader in the middle of a long transaction (over a thousand changes, a savepoint rolled back) sees the state before it",
+            requires: .any
+        ) { try TransactionTests().readersDuringLongTransactions(driver: $0) },
         ConformanceCheck(suite: "Transactions", name: "concurrent writers are serialized", requires: .any) {
             try await TransactionTests().concurrentWriters(driver: $0)
         },

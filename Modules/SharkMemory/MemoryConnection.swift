@@ -1,15 +1,19 @@
 import Foundation
 @_spi(SharkDriver) import SharkORM
 
-/// A connection to the memory engine. The writer keeps a working copy of the database for
-/// the open transaction (and a copy per savepoint); a reader holds one snapshot.
+/// A connection to the memory engine. The writer changes the driver's state in place (see
+/// ``MemoryVersions``); a reader holds one snapshot.
 final class MemoryConnection: DriverConnection {
     unowned let driver: MemoryDriver
-    /// The reader's snapshot, or the writer's working copy while a transaction is open.
+    /// A reader's snapshot (the writer's state is the driver's `versions`).
     private var state: MemoryDatabaseState?
     private let isWriter: Bool
-    private var savepoints: [(name: String, state: MemoryDatabaseState)] = []
+    /// The driver's versions, held here: reaching them through the unowned `driver` checks
+    /// that it still lives, on every write.
+    private let versions: MemoryVersions
     private let builder = RowBuilder()
+    /// The changed values of an update, by column (see `update`).
+    private let changes = RowBuilder()
     /// The driver's `isTracing`, kept here: reading the tracer through the driver copies it
     /// (its handlers and logger), which cost every lookup and write a tenth.
     private let isTracing: Bool
@@ -22,45 +26,42 @@ final class MemoryConnection: DriverConnection {
         self.driver = driver
         self.state = nil
         self.isWriter = isWriter
+        versions = driver.versions
         isTracing = driver.isTracing
     }
 
     // MARK: Transactions
 
     func beginTransaction() throws {
-        traced("BEGIN") { state = driver.snapshot() }
+        traced("BEGIN") { versions.begin() }
     }
 
     func commitTransaction() throws {
-        guard let working = state else {
+        guard versions.isTransactionOpen else {
             throw SharkError.transactionMisuse(.noTransaction, "COMMIT without a transaction")
         }
-        try traced("COMMIT") { try driver.publish(working) }
-        state = nil
-        savepoints.removeAll()
+        try traced("COMMIT") { try driver.commit() }
     }
 
     func rollbackTransaction() throws {
-        traced("ROLLBACK") {
-            state = nil
-            savepoints.removeAll()
-        }
+        traced("ROLLBACK") { versions.rollback() }
     }
 
     func createSavepoint(_ name: String) throws {
-        try traced("SAVEPOINT \(name)") { savepoints.append((name, try current())) }
+        try traced("SAVEPOINT \(name)") {
+            guard versions.isTransactionOpen else {
+                throw SharkError.transactionMisuse(.noTransaction, "SAVEPOINT without a transaction")
+            }
+            versions.createSavepoint(name)
+        }
     }
 
     func releaseSavepoint(_ name: String) throws {
-        traced("RELEASE \(name)") {
-            if let index = savepoints.lastIndex(where: { $0.name == name }) { savepoints.removeSubrange(index...) }
-        }
+        traced("RELEASE \(name)") { versions.releaseSavepoint(name) }
     }
 
     func rollbackToSavepoint(_ name: String) throws {
-        traced("ROLLBACK TO \(name)") {
-            if let saved = savepoints.last(where: { $0.name == name }) { state = saved.state }
-        }
+        traced("ROLLBACK TO \(name)") { versions.rollbackToSavepoint(name) }
     }
 
     // A reader's state is one snapshot already.
@@ -75,17 +76,14 @@ final class MemoryConnection: DriverConnection {
     // MARK: Schema
 
     func apply(_ schema: EntitySchema) throws {
-        try write { database in
-            if let table = database.table(named: schema.name) {
-                guard table.schema != schema else { return }
-                database.set(try table.migrated(to: schema))
-            } else {
-                var table = MemoryTable(schema: schema)
-                // Indexes on an empty table cannot clash; build them through the table so the
-                // same code path serves migrations.
-                table = try table.migrated(to: schema)
-                database.set(table)
-            }
+        try write { versions in
+            let existing = try current().table(named: schema.name)
+            // Unchanged, the table is left alone, and the transaction keeps working in place.
+            if let existing, existing.schema == schema { return }
+            // Indexes on an empty table cannot clash; a new table is built through the
+            // migration too, so the same code path serves both.
+            let table = try (existing ?? MemoryTable(schema: schema)).migrated(to: schema)
+            versions.modifyDatabase { $0.set(table) }
         }
     }
 
@@ -96,48 +94,60 @@ final class MemoryConnection: DriverConnection {
     }
 
     func insert<Source: RowSource>(_ object: Source, schema: EntitySchema, includingKey: Bool) throws -> Int64? {
-        var assigned: Int64?
-        try modifyTable(schema.name) { table in
+        try write { versions in
+            // The columns are written before the lock is taken: they may run the model's code.
             builder.reset(count: schema.columns.count)
             try object._sharkWriteColumns(from: includingKey ? 0 : 1, to: builder, offset: 0)
-            if !includingKey {
-                let key = table.nextKey
-                builder.write(key, at: 0)
-                assigned = key
-            }
-            let row = builder.take()
+            var assigned: Int64?
+            var row: Row = []
             try traced(
                 {
                     let names = schema.columns.map { "\"\($0.name)\"" }
                     return
-                        "INSERT INTO \"\(schema.name)\" (\(names.joined(separator: ", "))) VALUES (\(placeholders(row.count)))"
+                        "INSERT INTO \"\(schema.name)\" (\(names.joined(separator: ", "))) VALUES (\(placeholders(names.count)))"
                 }, arguments: row, rows: 1
             ) {
-                try table.insert(row)
+                try versions.change(tableNamed: schema.name) { table in
+                    if !includingKey {
+                        let key = table.nextKey
+                        builder.write(key, at: 0)
+                        assigned = key
+                    }
+                    row = builder.take()
+                    try table.insert(row)
+                    return ((), .inserted(key: row[0]))
+                }
             }
+            return assigned
         }
-        return assigned
     }
 
     func update<Source: RowSource>(_ object: Source, key: Value, columns: ColumnSet, schema: EntitySchema) throws
         -> Bool
     {
-        try modifyTable(schema.name) { table in
-            guard let old = table.row(forKey: key) else { return false }
-            builder.load(old)
-            let writer: any RowWriter = builder
+        try write { versions in
+            // The new values are written before the lock is taken (they may run the model's
+            // code), into a scratch row; the stored row is looked up and changed under it.
+            changes.prepare(count: schema.columns.count)
+            let writer: any RowWriter = changes
             for column in columns { try object._sharkWrite(column: column, to: writer, at: column) }
-            let new = builder.take()
+            var found = false
             try traced(
                 {
                     let sets = columns.map { "\"\(schema.columns[Int($0)].name)\" = ?" }
                     return
                         "UPDATE \"\(schema.name)\" SET \(sets.joined(separator: ", ")) WHERE \"\(schema.key.name)\" = ?"
-                }, arguments: columns.map { new[Int($0)] } + [new[0]], rows: 1
+                }, arguments: columns.map { changes.value(at: $0) } + [key], rows: found ? 1 : 0
             ) {
-                try table.replace(old, with: new)
+                found = try versions.change(tableNamed: schema.name) { table in
+                    guard let old = table.row(forKey: key) else { return (false, nil) }
+                    var new = old
+                    for column in columns { new[Int(column)] = changes.value(at: column) }
+                    try table.replace(old, with: new)
+                    return (true, .replaced(old: old))
+                }
             }
-            return true
+            return found
         }
     }
 
@@ -167,9 +177,14 @@ final class MemoryConnection: DriverConnection {
     }
 
     func delete(key: Value, schema: EntitySchema) throws -> Bool {
-        try modifyTable(schema.name) { table in
-            traced({ "DELETE FROM \"\(schema.name)\" WHERE \"\(schema.key.name)\" = ?" }, arguments: [key], rows: 1) {
-                table.delete(key: key)
+        try write { versions in
+            try traced(
+                { "DELETE FROM \"\(schema.name)\" WHERE \"\(schema.key.name)\" = ?" }, arguments: [key], rows: 1
+            ) {
+                try versions.change(tableNamed: schema.name) { table in
+                    guard let old = table.delete(key: key) else { return (false, nil) }
+                    return (true, .deleted(old: old))
+                }
             }
         }
     }
@@ -284,7 +299,7 @@ final class MemoryConnection: DriverConnection {
             state = snapshot
             return snapshot
         }
-        return driver.snapshot()
+        return versions.working ?? versions.snapshot()
     }
 
     private func table(_ name: String, in database: MemoryDatabaseState) throws -> MemoryTable {
@@ -292,30 +307,22 @@ final class MemoryConnection: DriverConnection {
         return table
     }
 
-    /// Runs a change on the working copy, or, outside a transaction, on a copy of the
-    /// committed state that is published when the change succeeds (autocommit).
-    private func write(_ change: (inout MemoryDatabaseState) throws -> Void) throws {
+    /// Runs `change` in the open transaction, or, outside one, in a transaction of its own
+    /// that commits when the change succeeds (autocommit).
+    private func write<T>(_ change: (MemoryVersions) throws -> T) throws -> T {
         guard isWriter else {
             throw SharkError.unsupported(.readOnlyConnection, "writing through a read-only connection")
         }
-        if state != nil {
-            try change(&state!)
-        } else {
-            var database = driver.snapshot()
-            try change(&database)
-            try driver.publish(database)
+        if versions.isTransactionOpen { return try change(versions) }
+        versions.begin()
+        do {
+            let result = try change(versions)
+            try driver.commit()
+            return result
+        } catch {
+            versions.rollback()
+            throw error
         }
-    }
-
-    /// Runs `change` on one table of the working state, in place: reaching it through a
-    /// copy would make every persistent structure in it copy itself on the next write.
-    private func modifyTable<T>(_ name: String, _ change: (inout MemoryTable) throws -> T) throws -> T {
-        var result: T?
-        try write { database in
-            guard let position = database.position(of: name) else { throw noTable(name) }
-            result = try database.modify(at: position, change)
-        }
-        return result!
     }
 
     private func noTable(_ name: String) -> SharkError { MemoryDriver.noTable(name) }
@@ -330,14 +337,15 @@ final class MemoryConnection: DriverConnection {
 
     /// Runs `body` and reports it as a statement, built only when someone listens.
     private func traced<T>(
-        _ statement: () -> String, arguments: @autoclosure () -> [Value], rows: Int, _ body: () throws -> T
+        _ statement: () -> String, arguments: @autoclosure () -> [Value], rows: @autoclosure () -> Int,
+        _ body: () throws -> T
     ) rethrows -> T {
         guard isTracing else { return try body() }
         let start = ContinuousClock.now
         do {
             let result = try body()
             driver.tracer.record(
-                statement: statement(), arguments: arguments(), duration: ContinuousClock.now - start, rows: rows)
+                statement: statement(), arguments: arguments(), duration: ContinuousClock.now - start, rows: rows())
             return result
         } catch {
             driver.tracer.record(
@@ -378,12 +386,11 @@ final class MemoryConnection: DriverConnection {
 
 /// Collects the columns generated code writes into a row of values, reused across writes.
 ///
-/// The row is built in place and handed over whole: an update starts from the stored row
-/// itself (one reference retained) and its first write copies it, and ``take()`` gives the
-/// array away. A raw buffer copied into a new array at the end retained and released every
-/// value once more, and building that array from the buffer went through the standard
-/// library's unspecialized code: W4 (an update of every row) spent a tenth of its
-/// instructions there.
+/// An insert's row is built in place and handed over whole (``take()`` gives the array away);
+/// an update's changed values go to a scratch row that is kept and read back by position.
+/// A raw buffer copied into a new array at the end retained and released every value once
+/// more, and building that array from the buffer went through the standard library's
+/// unspecialized code: W4 (an update of every row) spent a tenth of its instructions there.
 final class RowBuilder: RowWriter {
     // Unchecked: a bulk insert writes millions of values, and a class's property pays a
     // dynamic exclusivity check on each; the builder belongs to one connection, which one
@@ -395,10 +402,14 @@ final class RowBuilder: RowWriter {
         row = Row(repeating: .null, count: count)
     }
 
-    /// Starts from an existing row.
-    func load(_ row: Row) {
-        self.row = row
+    /// Makes the row `count` values long, keeping its buffer: for a builder whose row is read
+    /// back by position (``value(at:)``) and never taken.
+    func prepare(count: Int) {
+        if row.count != count { row = Row(repeating: .null, count: count) }
     }
+
+    /// The value last written at `index`.
+    func value(at index: Int32) -> Value { row[Int(index)] }
 
     /// The row built so far, moved out; the builder is left empty.
     func take() -> Row {

@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// The committed database is one value (``MemoryDatabaseState``) built from persistent
 /// structures. A reader copies it (O(1)) and works on that snapshot without a lock; the
-/// writer works on its own copy and publishes it on commit. So readers never block the writer
-/// and never see half a transaction.
+/// writer changes it in place and keeps an undo log, from which a reader that arrives during
+/// a transaction rebuilds the state from before it (see ``MemoryVersions``). So readers never
+/// block the writer and never see half a transaction.
 ///
 /// Apps open it with `Store(.memory)`. A driver that keeps its data in the engine (a test
 /// double, or a driver whose calls await a remote copy, as `Examples/RemoteDriver` does)
@@ -26,8 +27,8 @@ import Synchronization
 @_spi(SharkDriver) public final class MemoryDriver: IntegrityChecking, @unchecked Sendable {
     public let name = "memory"
     let tracer: Tracer
-    private let lock = NSLock()
-    private var committed = MemoryDatabaseState()
+    /// The committed state and the open transaction's.
+    let versions = MemoryVersions()
     private let visited = Atomic<Int>(0)
     private let closed = Atomic<Bool>(false)
     private var writerConnection: MemoryConnection!
@@ -104,7 +105,7 @@ import Synchronization
 
     public func close() {
         closed.store(true, ordering: .releasing)
-        lock.withLock { committed = MemoryDatabaseState() }
+        versions.close()
     }
 
     public func checkIntegrity() throws -> [String] {
@@ -124,12 +125,12 @@ import Synchronization
     func countVisits(_ count: Int) { visited.add(count, ordering: .relaxed) }
 
     /// The committed state (an O(1) copy).
-    func snapshot() -> MemoryDatabaseState { lock.withLock { committed } }
+    func snapshot() -> MemoryDatabaseState { versions.snapshot() }
 
-    /// Makes `state` the committed state.
-    func publish(_ state: MemoryDatabaseState) throws {
+    /// Commits the open transaction, unless the store closed meanwhile.
+    func commit() throws {
         guard !closed.load(ordering: .acquiring) else { throw SharkError.closed }
-        lock.withLock { committed = state }
+        versions.commit()
     }
 }
 

@@ -216,12 +216,12 @@ struct MemoryTable {
         }
     }
 
-    /// Removes the row with `key`; returns false when there is none.
-    mutating func delete(key: Value) -> Bool {
-        guard let row = row(forKey: key) else { return false }
+    /// Removes the row with `key` and returns it; nil when there is none.
+    mutating func delete(key: Value) -> Row? {
+        guard let row = row(forKey: key) else { return nil }
         ordered.remove(KeyedRow(row))
         for index in indexes.indices { indexes[index].remove(row) }
-        return true
+        return row
     }
 
     /// The row whose key is `key` (by SQLite's comparison, and of the same storage class:

@@ -108,6 +108,75 @@ struct TransactionTests {
         #expect(try await Person.query(in: store).count() == 2)
     }
 
+    /// What a reader on another thread sees of the people: how many, how many of age 7 (an
+    /// index), the age of payroll number 5's row (by key) and the sum of ages (a scan).
+    struct Seen: Equatable, Sendable {
+        var count: Int
+        var agedSeven: Int
+        var fifthAge: Int?
+        var totalAge: Int?
+
+        static func look(_ store: Store, fifth: Int64) -> Seen? {
+            Thread.runAndWait {
+                let people = try? Person.query(in: store)
+                guard let people, let count = try? people.count(),
+                    let agedSeven = try? people.where(\.age == 7).count(),
+                    let found = try? store.find(Person.self, id: fifth), let total = try? people.sum(\.age)
+                else { return nil }
+                return Seen(count: count, agedSeven: agedSeven, fifthAge: found.age, totalAge: total)
+            }
+        }
+    }
+
+    func readersDuringLongTransactions(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        let people = (0..<600).map { Person(name: "p\($0)", age: $0 % 50, payrollNumber: $0) }
+        try store.commit(people)
+        let fifth = people[5].id
+        let before = Seen.look(store, fifth: fifth)
+        #expect(before == Seen(count: 600, agedSeven: 12, fifthAge: 5, totalAge: 600 / 50 * (49 * 50 / 2)))
+
+        // 300 updates, 100 removals, 700 inserts and a rolled-back savepoint of 50 more: well
+        // past the thousand changes after which the memory engine stops logging its undo.
+        func longTransaction(then ending: () throws -> Void) throws {
+            try store.transaction {
+                for person in people[0..<300] {
+                    person.age += 100
+                    try store.commit(person)
+                }
+                #expect(Seen.look(store, fifth: fifth) == before)
+                for person in people[500..<600] { try store.remove(person) }
+                try? store.transaction {
+                    try store.commit((0..<50).map { Person(name: "gone \($0)", age: 7, payrollNumber: 5_000 + $0) })
+                    #expect(try Person.query(in: store).count() == 550)
+                    throw Failure()
+                }
+                for batch in 0..<7 {
+                    try store.commit(
+                        (0..<100).map { n in
+                            Person(name: "new", age: 7, payrollNumber: 1_000 + batch * 100 + n)
+                        })
+                    #expect(Seen.look(store, fifth: fifth) == before)
+                }
+                #expect(try Person.query(in: store).count() == 1_200)
+                #expect(try Person.query(in: store).where(\.age == 7).count() == 4 + 700)
+                try ending()
+            }
+        }
+        #expect(throws: Failure.self) { try longTransaction { throw Failure() } }
+        #expect(Seen.look(store, fifth: fifth) == before)
+        #expect(people[5].age == 5)
+
+        try longTransaction {}
+        let after = Seen.look(store, fifth: fifth)
+        #expect(after?.count == 1_200 && after?.fifthAge == 105)
+        // Ages 0–49 twelve times, 300 of them 100 older (six of age 7), 100 removed (ages 0–49
+        // twice, two of age 7), 700 of age 7.
+        #expect(after?.agedSeven == 12 - 6 - 2 + 700)
+        #expect(after?.totalAge == 600 / 50 * (49 * 50 / 2) + 300 * 100 - 2 * (49 * 50 / 2) + 700 * 7)
+    }
+
     func readersSeeWholeTransactions(driver: ConformanceDriver) async throws {
         let store = try driver.makeStore()
         defer { store.close() }
