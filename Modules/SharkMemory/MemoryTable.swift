@@ -189,11 +189,7 @@ struct MemoryTable {
         try checkRequired(row)
         // One sort key for the check and the insert: a UUID's costs a read of its `Data`.
         let keyed = KeyedRow(row)
-        if let existing = ordered.find({ SortKey.compare($0.pointee.sortKey, keyed.sortKey) }),
-            existing.sortKey.storageType == keyed.sortKey.storageType
-        {
-            throw uniqueViolation(columns: [schema.key.name])
-        }
+        if Self.keyedRow(for: keyed.sortKey, in: ordered) != nil { throw uniqueViolation(columns: [schema.key.name]) }
         try checkUnique(row, ignoring: nil)
         ordered.insert(keyed)
         for index in indexes.indices { indexes[index].insert(row) }
@@ -246,11 +242,15 @@ struct MemoryTable {
             else { return nil }
             return keyed.row
         }
-        let soughtKey = SortKey(key)
-        guard let keyed = ordered.find({ SortKey.compare($0.pointee.sortKey, soughtKey) }),
+        return keyedRow(for: SortKey(key), in: ordered)?.row
+    }
+
+    /// The element of `ordered` whose key is `key`, of the same storage class.
+    private static func keyedRow(for key: SortKey, in ordered: SortedList<KeyedRow>) -> KeyedRow? {
+        guard let keyed = ordered.find({ SortKey.compare($0.pointee.sortKey, key) }),
             keyed.sortKey.storageType == key.storageType
         else { return nil }
-        return keyed.row
+        return keyed
     }
 
     /// Throws when `row` would duplicate the values of a unique index (NULLs never clash,

@@ -75,14 +75,17 @@ enum AccessPath: Equatable {
                     consider(unique ? 2 : 3, .indexRange(index: index, lower: bound, upper: bound))
                 }
             case .oneOf(let raw):
-                let values = raw.map { SQLiteSemantics.apply(affinity, to: $0) }.filter { !$0.isNull }
                 // Keys in key order, each once, as SQLite reads `key IN (…)`.
                 if isKey {
                     consider(1, .keys(SQLiteSemantics.sortedDistinct(raw.filter { !$0.isNull }.map(storedKey))))
                 }
-                // An index walks each value once, in index order: 5 and 5.0 are one value.
+                // An index walks each value once, in index order: 5 and 5.0 are one value. The
+                // values are sorted only for a column an index starts with.
+                let indexes = firstColumnIndexes(column)
+                guard !indexes.isEmpty else { continue }
+                let values = raw.map { SQLiteSemantics.apply(affinity, to: $0) }.filter { !$0.isNull }
                 let walked = SQLiteSemantics.sortedDistinct(values, byStorageClass: false)
-                for (index, _) in firstColumnIndexes(column) { consider(4, .indexValues(index: index, walked)) }
+                for (index, _) in indexes { consider(4, .indexValues(index: index, walked)) }
             case .range(let lower, let upper):
                 let low = lower.map {
                     Bound(value: SQLiteSemantics.apply(affinity, to: $0.value), inclusive: $0.inclusive)
