@@ -492,6 +492,11 @@ extension ConformanceSuite {
         ) { try QueryPlanTests().conditionsAKeyOrIndexAnswers(driver: $0) },
         ConformanceCheck(
             suite: "Query plans reused across values",
+            name: "a count agrees with a fetch for every condition the key or an index answers, under windows",
+            requires: .any
+        ) { try QueryPlanTests().countsAgreeWithFetches(driver: $0) },
+        ConformanceCheck(
+            suite: "Query plans reused across values",
             name: "UUID keys and relationships to them: by key, range, index and order, in byte order",
             requires: .any
         ) { try QueryPlanTests().blobKeysAndIndexes(driver: $0) },

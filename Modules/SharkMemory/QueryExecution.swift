@@ -101,9 +101,12 @@ struct QueryExecution {
             wanted = overflow ? Int.max : sum
         }
         if wanted == 0 { return 0 }
-        if query.predicate == nil && query.ordering.isEmpty {
-            // Every row matches, and the table knows how many it holds: no walk.
-            total = min(table.count, wanted)
+        if predicate == nil, let matching = entriesOnPath() {
+            // The path yields exactly the matching rows, and its lists count what lies between
+            // two positions: no row is read. (Walking them retained and released each row, a
+            // cache miss apiece in a large store: a live count of one kind among a million
+            // rows read ten thousand on every commit.)
+            total = min(matching, wanted)
         } else {
             try visit { _ in
                 total += 1
@@ -113,6 +116,38 @@ struct QueryExecution {
         let afterOffset = max(0, total - max(0, query.offset ?? 0))
         guard let limit = query.limit, limit >= 0 else { return afterOffset }
         return min(limit, afterOffset)
+    }
+
+    /// How many rows walking the path would offer, from the positions of its ends in the
+    /// sorted lists (a position is a rank): a search per end, whatever the rows between.
+    private func entriesOnPath() -> Int? {
+        switch path {
+        case .fullScan, .fullScanDescending, .indexOrder, .indexOrderDescending:
+            // Every row has one entry in the table's order and in each index.
+            return table.count
+        case .keys(let keys):
+            return keys.reduce(0) { found, key in table.row(forKey: key) == nil ? found : found + 1 }
+        case .keyRange(let lower, let upper):
+            let (lower, upper) = (KeyBound(lower), KeyBound(upper))
+            let start = table.ordered.firstPosition { Self.isBelow($0.sortKey, lower) }
+            let end =
+                upper == nil ? table.ordered.count : table.ordered.firstPosition { !Self.isAbove($0.sortKey, upper) }
+            return max(0, end - start)
+        case .indexRange(let position, let lower, let upper):
+            let (lower, upper) = (KeyBound(lower), KeyBound(upper))
+            let entries = table.indexes[position].entries
+            let start = entries.firstPosition { Self.isBelow($0.first, lower) }
+            let end = upper == nil ? entries.count : entries.firstPosition { !Self.isAbove($0.first, upper) }
+            return max(0, end - start)
+        case .indexValues(let position, let values):
+            let entries = table.indexes[position].entries
+            return values.reduce(0) { total, value in
+                let sought = SortKey(value)
+                let start = entries.firstPosition { SortKey.compare($0.first, sought) < 0 }
+                let end = entries.firstPosition { SortKey.compare($0.first, sought) <= 0 }
+                return total + (end - start)
+            }
+        }
     }
 
     /// Calls `accept` for each candidate row the predicate accepts, until it returns false;

@@ -43,6 +43,25 @@ struct MemoryEngineTests {
         #expect(try visits(driver) { result = try query.where(\.email == "x").fetch() } == 1000)
     }
 
+    @Test("a count the key or an index answers reads no row: its lists count between two positions")
+    func countsFromPositions() throws {
+        let (store, driver) = try populatedStore()
+        defer { store.close() }
+        let query = try Person.query(in: store)
+        var counted = 0
+        #expect(try visits(driver) { counted = try query.where(\.age == 42).count() } == 0)
+        #expect(counted == 10)
+        #expect(try visits(driver) { counted = try query.where(\.age >= 95).count() } == 0)
+        #expect(counted == 50)
+        #expect(try visits(driver) { counted = try query.where(.isIn(\.age, [1, 2, 3, 2])).limit(25).count() } == 0)
+        #expect(counted == 25)
+        #expect(try visits(driver) { counted = try query.where(\.id > 990).count() } == 0)
+        #expect(counted == 10)
+        // A condition the path does not answer alone still tests each row the path finds.
+        #expect(try visits(driver) { counted = try query.where(\.age == 42 && \.name == "p142").count() } == 10)
+        #expect(counted == 1)
+    }
+
     @Test("an index that delivers the requested order lets a limit stop the scan")
     func orderedIndexScansStopEarly() throws {
         let (store, driver) = try populatedStore()
@@ -66,7 +85,9 @@ struct MemoryEngineTests {
                 result = try Person.query(in: store).where(\.id > 500).orderBy(\.id).limit(10).fetch()
             } == 10)
         #expect(result.map(\.id) == Array(501...510))
-        #expect(try visits(driver) { _ = try Person.query(in: store).orderBy(\.id).limit(3).count() } == 3)
+        // A count reads no row where the path's ends tell it.
+        #expect(try visits(driver) { _ = try Person.query(in: store).orderBy(\.id).limit(3).count() } == 0)
+        #expect(try Person.query(in: store).orderBy(\.id).limit(3).count() == 3)
         var windows = 0
         let walked = try visits(driver) { try Person.query(in: store).batch(size: 100) { _ in windows += 1 } }
         #expect(windows == 10 && walked <= 1_000 + 10)

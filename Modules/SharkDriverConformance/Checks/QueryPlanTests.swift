@@ -98,6 +98,62 @@ struct QueryPlanTests {
         #expect(try ages(.isIn(.column("email"), [.null, .text("p13@example.com")])) == [13])
     }
 
+    /// A count agrees with the rows a fetch of the same query finds, for every condition the
+    /// key or an index answers (the memory engine then counts the entries between two
+    /// positions of its lists, reading no row), under windows and orders, after removals.
+    func countsAgreeWithFetches(driver: ConformanceDriver) throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        try people(store)
+        let ids = try Person.query(in: store).orderBy(\.age).fetch().map(\.id)
+        let people = try Person.query(in: store)
+        let (key, age, name) = (
+            QueryExpression.column("id"), QueryExpression.column("age"), QueryExpression.column("name")
+        )
+        func compare(_ op: ComparisonOperator, _ column: QueryExpression, _ value: Value) -> QueryExpression {
+            .comparison(op, column, .value(value))
+        }
+        let conditions: [QueryExpression] = [
+            compare(.equal, age, .integer(7)), compare(.equal, age, .text("7")), compare(.equal, age, .real(7.5)),
+            compare(.less, age, .integer(10)), compare(.lessOrEqual, age, .integer(10)),
+            compare(.greater, age, .integer(25)), compare(.greaterOrEqual, age, .real(25)),
+            compare(.greater, age, .integer(99)), compare(.less, age, .integer(-1)),
+            .between(age, .value(.integer(5)), .value(.integer(9))),
+            .between(age, .value(.integer(9)), .value(.integer(5))),
+            .isIn(age, [.integer(3), .real(3), .text("4"), .integer(40), .null, .integer(29)]),
+            .isIn(age, []), .isNull(age), .isNull(.column("email")),
+            compare(.equal, name, .text("p12")), compare(.greaterOrEqual, name, .text("p2")),
+            .isIn(name, [.text("p1"), .text("p1"), .integer(1), .text("nobody")]),
+            compare(.equal, .column("payrollNumber"), .integer(1_011)),
+            compare(.greater, key, .integer(ids[20])), compare(.lessOrEqual, key, .integer(ids[4])),
+            .between(key, .value(.integer(ids[3])), .value(.integer(ids[8]))),
+            .isIn(key, [.integer(ids[1]), .text(String(ids[2])), .integer(ids[1]), .integer(-5), .null]),
+            .and([compare(.greater, age, .integer(3)), compare(.less, age, .integer(12))]),
+        ]
+        func check(_ label: String) throws {
+            for condition in conditions {
+                let all = people.where(QueryPredicate(condition))
+                let windows = [
+                    all, all.limit(3), all.offset(2), all.limit(4).offset(2), all.orderBy(\.age).limit(2),
+                    all.orderByDescending(\.id).limit(5).offset(1), all.orderBy(\.name).offset(1), all.limit(0),
+                ]
+                for query in windows {
+                    #expect(try query.count() == query.fetch().count, "\(label): \(condition)")
+                }
+            }
+            #expect(try people.count() == people.fetch().count)
+        }
+        try check("30 people")
+        // Removals take entries out of the lists; their positions must still count right.
+        for person in try people.where(\.age >= 5 && \.age < 15).fetch() { try person.remove() }
+        try check("after removals")
+        try store.transaction {
+            _ = try people.where(\.age > 20).removeAll()
+            try store.commit(Person(name: "late", age: 22, payrollNumber: 5_000))
+        }
+        try check("after a transaction")
+    }
+
     /// UUID keys and the relationships to them are blobs, which the memory engine compares in
     /// a form of its own (two integers for 16 bytes or fewer): every path that reads them, by
     /// key, range, index or order, agrees with SQLite's byte order, blobs shorter and longer
