@@ -26,7 +26,7 @@ enum ScaleBench {
     static let fillChunk = 50_000
 
     static func measure(
-        _ kinds: [BackendKind], sizes: [Int], runs: Int, probes: Int, directory: String,
+        _ kinds: [BackendKind], sizes: [Int], runs: Int, probes: Int, windows: Bool = true, directory: String,
         progress: (String) -> Void
     ) throws -> ScaleFigures {
         var samples = ScaleSamples()
@@ -34,7 +34,8 @@ enum ScaleBench {
             for repetition in 0..<runs {
                 for kind in Harness.order(of: kinds, repetition: repetition) {
                     progress("\(rows.formatted()) rows, repetition \(repetition + 1)/\(runs): \(kind.title)")
-                    try runOnce(kind, rows: rows, probes: probes, directory: directory, into: &samples)
+                    try runOnce(
+                        kind, rows: rows, probes: probes, windows: windows, directory: directory, into: &samples)
                 }
             }
         }
@@ -56,7 +57,8 @@ enum ScaleBench {
     }
 
     private static func runOnce(
-        _ kind: BackendKind, rows: Int, probes: Int, directory: String, into samples: inout ScaleSamples
+        _ kind: BackendKind, rows: Int, probes: Int, windows: Bool, directory: String,
+        into samples: inout ScaleSamples
     ) throws {
         let heapBefore = Int(shark_heap_in_use())
         let backend = try makeBackend(kind, directory: directory)
@@ -112,6 +114,7 @@ enum ScaleBench {
             .remove,
             doomed.sorted().shuffled(using: &random).map { key in try untimedValue { try backend.remove(key) } })
 
+        guard windows else { return }
         let window = max(1_000, rows / 100)
         for (ordered, start, end) in [
             (false, ScaleOperation.windowStart, ScaleOperation.windowEnd),

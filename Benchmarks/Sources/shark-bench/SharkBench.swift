@@ -113,6 +113,14 @@ struct SharkBench: ParsableCommand {
     @Option(help: "Z: how many times each operation is timed per store (lookups: five times as many).")
     var probes = 200
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            Z: read the whole store with batch(size:), by key and ordered (on by default). Its 100 \
+            ordered windows each scan the store: at 10,000,000 rows, --no-scale-windows leaves them out.
+            """)
+    var scaleWindows = true
+
     @Option(help: ArgumentHelp("Z: also draw cost against size per operation, as SVG.", valueName: "file"))
     var scaleSvg: String?
 
@@ -204,7 +212,7 @@ struct SharkBench: ParsableCommand {
             let kinds = ScaleBench.backends.filter(backends.contains)
             let progress = ProgressBar(total: scaleSizes.count * runs * kinds.count)
             let figures = try ScaleBench.measure(
-                kinds, sizes: scaleSizes, runs: runs, probes: probes, directory: folder
+                kinds, sizes: scaleSizes, runs: runs, probes: probes, windows: scaleWindows, directory: folder
             ) { progress.step($0) }
             progress.finish()
             let table = ScaleBench.table(figures)
