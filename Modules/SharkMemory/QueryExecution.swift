@@ -101,12 +101,12 @@ struct QueryExecution {
             wanted = overflow ? Int.max : sum
         }
         if wanted == 0 { return 0 }
-        if predicate == nil, let matching = entriesOnPath() {
+        if predicate == nil {
             // The path yields exactly the matching rows, and its lists count what lies between
             // two positions: no row is read. (Walking them retained and released each row, a
             // cache miss apiece in a large store: a live count of one kind among a million
             // rows read ten thousand on every commit.)
-            total = min(matching, wanted)
+            total = min(entriesOnPath(), wanted)
         } else {
             try visit { _ in
                 total += 1
@@ -120,7 +120,7 @@ struct QueryExecution {
 
     /// How many rows walking the path would offer, from the positions of its ends in the
     /// sorted lists (a position is a rank): a search per end, whatever the rows between.
-    private func entriesOnPath() -> Int? {
+    private func entriesOnPath() -> Int {
         switch path {
         case .fullScan, .fullScanDescending, .indexOrder, .indexOrderDescending:
             // Every row has one entry in the table's order and in each index.
