@@ -440,6 +440,11 @@ extension ConformanceSuite {
             requires: .any
         ) { try TypealiasKeyTests().typealiasedKey(driver: $0) },
         ConformanceCheck(
+            suite: "Key allocators",
+            name: "a key allocator numbers new Int64 keys on every insert path; given keys, refusals and rollbacks",
+            requires: .any
+        ) { try KeyAllocatorTests().allocatorAssignsKeys(driver: $0) },
+        ConformanceCheck(
             suite: "Object events and live objects",
             name: "an observed object is refreshed by commits elsewhere, keeping its unsaved changes", requires: .any
         ) { try await ObjectEventTests().liveObject(driver: $0) },

@@ -39,9 +39,9 @@ struct ErrorReasonListTests {
     @Test("damaged, oversized and mis-keyed change logs and misused engines throw their reasons")
     func syncReasons() throws {
         let sender = try SyncEngine(
-            store: try TestDriver.memory.makeStore(), lineage: "reasons", models: [SyncNote.self])
+            store: try TestDriver.memory.makeStore(), lineage: "reasons", models: [SyncNote.self, SyncFolder.self])
         let receiver = try SyncEngine(
-            store: try TestDriver.memory.makeStore(), lineage: "reasons", models: [SyncNote.self])
+            store: try TestDriver.memory.makeStore(), lineage: "reasons", models: [SyncNote.self, SyncFolder.self])
         try sender.store.commit(SyncNote(title: "hello"))
         let file = try sender.exportChanges()
         guard

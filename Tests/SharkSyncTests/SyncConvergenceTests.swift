@@ -64,6 +64,10 @@ struct SyncConvergenceTests {
         for index in 0..<count {
             var options = SyncOptions(
                 site: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index + 1))!)
+            // Int64 keys: tallies' given by the app (shared), visits' numbered in each
+            // replica's slot.
+            options.assignKeys(of: SyncTally.self, .appAssigned)
+            options.assignKeys(of: SyncVisit.self, .slot(index + 1))
             // Some replicas' clocks run behind: the hybrid clock must still order causally.
             let lag = UInt64.random(in: 0...3, using: &random) * 1_000
             options.now = { clock.read() - lag }
@@ -71,20 +75,22 @@ struct SyncConvergenceTests {
             replicas.append(
                 Replica(
                     engine: try SyncEngine(
-                        store: store, lineage: "convergence", models: [SyncNote.self, SyncFolder.self], options: options
+                        store: store, lineage: "convergence",
+                        models: [SyncNote.self, SyncFolder.self, SyncTally.self, SyncVisit.self], options: options
                     )))
         }
         var network: [Delivery] = []
         // Keys shared by all replicas, so that they edit, remove and re-insert the same rows.
         let noteKeys = (0..<12).map { _ in UUID(uuid: random.uuidBytes()) }
         let folderKeys = ["inbox", "work", "home", "archive"]
+        let tallyKeys: [Int64] = [1, 2, 3, -4, Int64.max]
 
         let steps = Int.random(in: 40...120, using: &random)
         for _ in 0..<steps {
             clock.advance(by: UInt64.random(in: 0...2, using: &random))
             let actor = Int.random(in: 0..<count, using: &random)
             let store = replicas[actor].store
-            switch Int.random(in: 0..<10, using: &random) {
+            switch Int.random(in: 0..<12, using: &random) {
             case 0...2:  // insert or overwrite a note
                 let id = noteKeys.randomElement(using: &random)!
                 if let note = try store.find(SyncNote.self, id: id) {
@@ -126,6 +132,27 @@ struct SyncConvergenceTests {
                 } else {
                     try store.commit(SyncFolder(id: id, name: "f\(Int.random(in: 0..<100, using: &random))"))
                 }
+            case 10:  // a tally (app-assigned Int64 key): created, counted or removed
+                let id = tallyKeys.randomElement(using: &random)!
+                if let tally = try store.find(SyncTally.self, id: id) {
+                    if Int.random(in: 0..<3, using: &random) == 0 {
+                        try store.remove(tally)
+                    } else {
+                        tally.count = Int.random(in: 0..<100, using: &random)
+                        try store.commit(tally)
+                    }
+                } else {
+                    try store.commit(SyncTally(id: id, label: "t\(Int.random(in: 0..<100, using: &random))"))
+                }
+            case 11:  // a visit (engine-assigned Int64 key in the replica's slot), or its removal
+                let visits = try SyncVisit.query(in: store).fetch()
+                if !visits.isEmpty, Bool.random(using: &random) {
+                    try store.remove(visits.randomElement(using: &random)!)
+                } else {
+                    let visit = SyncVisit(place: "p\(Int.random(in: 0..<100, using: &random))")
+                    visit.tally = try store.find(SyncTally.self, id: tallyKeys.randomElement(using: &random)!)
+                    try store.commit(visit)
+                }
             case 7...8:  // send a file: everything, or since the receiver's vector (maybe stale)
                 let receiver = (actor + Int.random(in: 1..<count, using: &random)) % count
                 let file =
@@ -153,9 +180,9 @@ struct SyncConvergenceTests {
                 }
             }
         }
-        let expected = try syncedContents(replicas[0].store)
+        let expected = try syncedContents(replicas[0].store) + integerContents(replicas[0].store)
         for (index, replica) in replicas.enumerated() {
-            let contents = try syncedContents(replica.store)
+            let contents = try syncedContents(replica.store) + integerContents(replica.store)
             #expect(
                 contents == expected, "seed \(seed): replica \(index) differs (replay with SHARK_SYNC_SEED=\(seed))")
             #expect(

@@ -85,7 +85,7 @@ struct SyncCraftedFileTests {
     @Test("timestamps beyond the clock's range are refused; one at its end never traps a later commit")
     func clockRange() throws {
         let engine = try SyncEngine(
-            store: try TestDriver.memory.makeStore(), lineage: "crafted", models: [SyncNote.self])
+            store: try TestDriver.memory.makeStore(), lineage: "crafted", models: [SyncNote.self, SyncFolder.self])
         defer { engine.store.close() }
         func log(timestamp: UInt64) -> ChangeLog {
             let site = UUID(uuidString: "00000000-0000-0000-0000-000000000077")!
@@ -111,8 +111,10 @@ struct SyncCraftedFileTests {
 
     @Test("rows too big for one frame each make frames any default reader accepts")
     func bigRows() throws {
-        let a = try SyncEngine(store: try TestDriver.sqlite.makeStore(), lineage: "big", models: [SyncNote.self])
-        let b = try SyncEngine(store: try TestDriver.memory.makeStore(), lineage: "big", models: [SyncNote.self])
+        let a = try SyncEngine(
+            store: try TestDriver.sqlite.makeStore(), lineage: "big", models: [SyncNote.self, SyncFolder.self])
+        let b = try SyncEngine(
+            store: try TestDriver.memory.makeStore(), lineage: "big", models: [SyncNote.self, SyncFolder.self])
         defer {
             a.store.close()
             b.store.close()

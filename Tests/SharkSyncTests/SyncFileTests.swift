@@ -105,12 +105,12 @@ struct SyncFileTests {
         }
         let before = try Self.dump(receiver.store)
         var future = try sender.exportChanges()
-        future[8] = 2  // the format version, little-endian, after the 8-byte magic
-        #expect(throws: SyncError.unsupportedFormatVersion(2)) { try receiver.importChanges(from: future) }
+        future[8] = 3  // the format version, little-endian, after the 8-byte magic
+        #expect(throws: SyncError.unsupportedFormatVersion(3)) { try receiver.importChanges(from: future) }
         #expect(throws: SyncError.notAChangeLog) { try receiver.importChanges(from: Data("SQLite format 3".utf8)) }
 
         let other = try SyncEngine(
-            store: try TestDriver.memory.makeStore(), lineage: "elsewhere", models: [SyncNote.self])
+            store: try TestDriver.memory.makeStore(), lineage: "elsewhere", models: [SyncNote.self, SyncFolder.self])
         defer { other.store.close() }
         try other.store.commit(SyncNote(title: "alien"))
         #expect(throws: SyncError.foreignLineage(expected: "files", found: "elsewhere")) {

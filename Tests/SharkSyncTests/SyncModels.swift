@@ -33,10 +33,33 @@ final class SyncFolder {
     }
 }
 
-/// Not syncable: its key is assigned by each store.
+/// An `Int64` key numbered by the store: synced only with an assignment the options name.
 @Model
 final class SyncCounter {
     var count: Int = 0
+}
+
+/// An `Int64` key the app gives (an account number, a row id from a server).
+@Model
+final class SyncTally {
+    var id: Int64
+    var label: String = ""
+    var count: Int = 0
+
+    init(id: Int64, label: String, count: Int = 0) {
+        self.id = id
+        self.label = label
+        self.count = count
+    }
+}
+
+/// An `Int64` key the engine assigns, and a relationship to an `Int64`-keyed model.
+@Model
+final class SyncVisit {
+    var place: String = ""
+    var tally: SyncTally?
+
+    init(place: String) { self.place = place }
 }
 
 /// Not syncable: a unique index besides the key.

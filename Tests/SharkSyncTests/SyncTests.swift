@@ -259,7 +259,7 @@ struct SyncTests {
         let sync = try SyncEngine(store: store, lineage: "tests", models: [SyncNote.self, SyncFolder.self])
         #expect(throws: SharkError.self) { try store.execute("DELETE FROM SyncNote") }
         #expect(throws: SyncError.self) {
-            try SyncEngine(store: store, lineage: "another app", models: [SyncNote.self])
+            try SyncEngine(store: store, lineage: "another app", models: [SyncNote.self, SyncFolder.self])
         }
         _ = sync
     }
@@ -271,7 +271,7 @@ struct SyncTests {
         let a = try replica(driver, site: 1)
         let b = try replica(driver, site: 2)
         let foreign = try SyncEngine(
-            store: try TestDriver.memory.makeStore(), lineage: "another app", models: [SyncNote.self])
+            store: try TestDriver.memory.makeStore(), lineage: "another app", models: [SyncNote.self, SyncFolder.self])
         defer { for engine in [a, b, foreign] { engine.store.close() } }
         try a.store.commit(SyncNote(title: "secret"))
         try foreign.store.commit(SyncNote(title: "alien"))

@@ -83,7 +83,7 @@ struct InspectCommand: ParsableCommand {
                     + (column.previousNames.isEmpty ? "" : " (was \(column.previousNames.joined(separator: ", ")))")
             }
             lines.append(
-                "\(entity.name): \(entity.rows.count) row(s), key \(entity.keyKind.rawValue); \(columns.joined(separator: ", "))"
+                "\(entity.name): \(entity.rows.count) row(s), key \(entity.keyKindName); \(columns.joined(separator: ", "))"
             )
             for row in entity.rows.prefix(rowsPerEntity) {
                 let key = ShownValue(row.key, logicalType: types.key(of: entity)).text
@@ -127,7 +127,7 @@ struct InspectCommand: ParsableCommand {
                 .array(
                     contents.entities.map { entity in
                         .object([
-                            ("name", .string(entity.name)), ("keyKind", .string(entity.keyKind.rawValue)),
+                            ("name", .string(entity.name)), ("keyKind", .string(entity.keyKindName)),
                             (
                                 "columns",
                                 .array(

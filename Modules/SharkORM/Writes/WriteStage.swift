@@ -23,6 +23,8 @@ final class WriteStage: @unchecked Sendable {
     private(set) var role: WriteRole = .app
     /// Who the open transaction's changes are attributed to: its commit event's origin.
     private(set) var origin: ChangeOrigin = .local
+    /// Who assigns new keys instead of the driver, by entity (see ``KeyAllocator``).
+    var keyAllocators: [String: any KeyAllocator] = [:]
 
     init(driver: any Driver, transactions: TransactionStack) {
         self.driver = driver
@@ -64,6 +66,16 @@ final class WriteStage: @unchecked Sendable {
     func insert<Source: RowSource>(_ source: Source, key: Value, assigningKey: Bool, schema: EntitySchema) throws
         -> Int64?
     {
+        if assigningKey, let allocator = keyAllocators[schema.name] {
+            let keys = try allocator.allocateKeys(1, for: schema)
+            guard keys.count == 1, let chosen = keys.first else {
+                throw SharkError.invalidKey(
+                    entity: schema.name, reason: "its key allocator gave \(keys.count) keys for 1 row")
+            }
+            _ = try writer.insert(AllocatedKeyRow(source: source, key: chosen), schema: schema, includingKey: true)
+            record(schema, key: .integer(chosen), .insert, ColumnSet())
+            return chosen
+        }
         let assigned = try writer.insert(source, schema: schema, includingKey: !assigningKey)
         record(schema, key: assigningKey ? .integer(assigned ?? 0) : key, .insert, ColumnSet())
         return assigned
@@ -76,6 +88,18 @@ final class WriteStage: @unchecked Sendable {
     func insert<Source: RowSource>(
         _ sources: [Source], assigningKeys: Bool, schema: EntitySchema, key: (Int) -> Value
     ) throws -> [Int64] {
+        if assigningKeys, let allocator = keyAllocators[schema.name] {
+            let chosen = try allocator.allocateKeys(sources.count, for: schema)
+            guard chosen.count == sources.count else {
+                throw SharkError.invalidKey(
+                    entity: schema.name, reason: "its key allocator gave \(chosen.count) keys for \(sources.count) rows"
+                )
+            }
+            let rows = zip(sources, chosen).map { AllocatedKeyRow(source: $0, key: $1) }
+            _ = try writer.insert(rows, schema: schema, includingKey: true)
+            if records { for key in chosen { record(schema, key: .integer(key), .insert, ColumnSet()) } }
+            return chosen
+        }
         let assigned = try writer.insert(sources, schema: schema, includingKey: !assigningKeys)
         if records {
             for position in 0..<sources.count {

@@ -69,8 +69,10 @@ public struct ChangeLogContents: Sendable {
     public struct Entity: Sendable {
         /// The entity's name, as the writing store records it.
         public var name: String
-        /// The kind of its key (a UUID or a String: synced entities have no store-assigned keys).
+        /// The kind of its key: a UUID, a String, or an `Int64` (format 2, `.autoIncrement`).
         public var keyKind: KeyKind
+        /// The key kind's name in the file: `uuid`, `string` or `int64`.
+        public var keyKindName: String { ChangeLogFormat.name(of: keyKind) }
         /// The columns the file carries values for.
         public var columns: [Column]
         /// Its changed rows, each once.

@@ -6,8 +6,36 @@ import Foundation
 enum ChangeLogFormat {
     static let magic = Array("SHARKLOG".utf8)
     static let trailerMagic = Array("SHARKEND".utf8)
-    /// The version this library writes and the highest it reads.
-    static let version: UInt16 = 1
+    /// The highest version this library reads and writes. It writes each file in the lowest
+    /// version its contents allow (``version(for:)``), so a peer on an older release reads
+    /// what it can.
+    static let version: UInt16 = 2
+    /// The first version that knows `int64` keys.
+    static let integerKeysVersion: UInt16 = 2
+
+    /// The lowest version that can carry `entities`: 2 once one has `Int64` keys, else 1.
+    static func version(for entities: some Sequence<ChangeLogEntity>) -> UInt16 {
+        entities.contains { $0.keyKind == .autoIncrement } ? integerKeysVersion : 1
+    }
+
+    /// A key kind's name in the header: `uuid`, `string`, or (version 2) `int64`.
+    static func name(of keyKind: KeyKind) -> String {
+        switch keyKind {
+        case .uuid: return "uuid"
+        case .string: return "string"
+        case .autoIncrement: return "int64"
+        }
+    }
+
+    /// The key kind a header names, as far as `version` knows it; nil for any other name.
+    static func keyKind(named name: String, version: UInt16) -> KeyKind? {
+        switch name {
+        case "uuid": return .uuid
+        case "string": return .string
+        case "int64" where version >= integerKeysVersion: return .autoIncrement
+        default: return nil
+        }
+    }
     /// The largest causal length and sequence number a file may carry: far beyond what any
     /// replica reaches (one per change), and far enough below 2^64 that the engine's own
     /// counting on top of merged state (a removal, the next local change) never overflows.

@@ -86,7 +86,8 @@ enum ChangeLogReader {
             throw .corrupt(.digestMismatch, "the file's digest does not match its contents")
         }
 
-        let partial = try header(headerBytes, logicalTypes: flags & ChangeLogFormat.logicalTypesFlag != 0)
+        let partial = try header(
+            headerBytes, version: version, logicalTypes: flags & ChangeLogFormat.logicalTypesFlag != 0)
         guard partial.frameCount == trailerFrameCount else {
             throw .corrupt(
                 .frameCountMismatch, "the header counts \(partial.frameCount) frames, the trailer \(trailerFrameCount)")
@@ -154,7 +155,9 @@ enum ChangeLogReader {
     }
 
     /// The log the header describes, frames still to read.
-    fileprivate static func header(_ bytes: [UInt8], logicalTypes: Bool) throws(SyncError) -> PartialLog {
+    fileprivate static func header(_ bytes: [UInt8], version: UInt16, logicalTypes: Bool) throws(SyncError)
+        -> PartialLog
+    {
         var reader = ByteReader(bytes, context: "header")
         let fileID = try reader.uuid()
         let source = try reader.uuid()
@@ -188,8 +191,8 @@ enum ChangeLogReader {
             guard !entities.contains(where: { $0.name == name }) else {
                 throw reader.corrupt("the entity \(name) is listed twice")
             }
-            guard let keyKind = KeyKind(rawValue: try reader.string()), keyKind != .autoIncrement else {
-                throw reader.corrupt("entity \(name) has a key kind sync does not use")
+            guard let keyKind = ChangeLogFormat.keyKind(named: try reader.string(), version: version) else {
+                throw reader.corrupt("entity \(name) has a key kind format version \(version) does not have")
             }
             let columnCount = try reader.count(limit: reader.remaining)
             var columns: [ChangeLogColumn] = []
@@ -249,8 +252,8 @@ struct PartialLog {
             let key = try reader.value()
             switch (keyKind, key) {
             case (.uuid, .blob(let bytes)) where bytes.count == 16: break
-            case (.string, .text): break
-            default: throw reader.corrupt("a key of \(name) is not a \(keyKind.rawValue)")
+            case (.string, .text), (.autoIncrement, .integer): break
+            default: throw reader.corrupt("a key of \(name) is not a \(ChangeLogFormat.name(of: keyKind))")
             }
             let causalLength = try reader.varint()
             guard causalLength > 0 else { throw reader.corrupt("a row has causal length 0") }

@@ -165,7 +165,7 @@ final class ChangeLogWriter {
         header.append(varint: entities.count)
         for (entity, rowCount) in entities {
             header.append(string: entity.name)
-            header.append(string: entity.keyKind.rawValue)
+            header.append(string: ChangeLogFormat.name(of: entity.keyKind))
             header.append(varint: entity.columns.count)
             for column in entity.columns {
                 header.append(string: column.name)
@@ -181,7 +181,7 @@ final class ChangeLogWriter {
         var file = DigestingOutput(output)
         var start = ByteWriter(capacity: 64 + header.bytes.count)
         start.append(ChangeLogFormat.magic)
-        start.append(uint16: ChangeLogFormat.version)
+        start.append(uint16: ChangeLogFormat.version(for: entities.lazy.map(\.entity)))
         start.append(
             uint16: (key == nil ? 0 : ChangeLogFormat.encryptedFlag)
                 | (includesLogicalTypes ? ChangeLogFormat.logicalTypesFlag : 0))

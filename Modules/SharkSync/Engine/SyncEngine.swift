@@ -44,9 +44,10 @@ public final class SyncEngine: Sendable {
     static let pendingEntity = "SharkSyncPending"
 
     /// Enables sync of `models` on `store`. Throws ``SyncError/unsupportedModel(entity:reason:)``
-    /// for a model that cannot converge: an `Int64` auto-assigned key (two replicas would assign
-    /// the same), a relationship to such a model, a unique index besides the key (two replicas
-    /// inserting the same value could never both be applied).
+    /// for a model that cannot converge: an `Int64` key whose assignment the options do not
+    /// name (see ``IntegerKeyAssignment``), a relationship to a model that is not synced, a
+    /// unique index besides the key (two replicas inserting the same value could never both be
+    /// applied).
     ///
     /// ```swift
     /// let sync = try SyncEngine(store: store, lineage: "com.example.notes", models: [Note.self])
@@ -61,6 +62,8 @@ public final class SyncEngine: Sendable {
             try Self.check(schema)
             if !schemas.contains(where: { $0.name == schema.name }) { schemas.append(schema) }
         }
+        try Self.checkReferences(schemas)
+        try Self.checkIntegerKeys(schemas, of: store, options: options)
         try self.init(store: store, lineage: lineage, schemas: schemas, options: options)
     }
 
@@ -135,6 +138,7 @@ public final class SyncEngine: Sendable {
         }
         store.addTransactionObserver(capture)
         do {
+            try Self.installKeyAllocators(schemas, on: store, options: options)
             try indexUnindexedBatches()
             try startArrivals(restamped: !unstamped.isEmpty)
             try startFilters()
@@ -142,6 +146,9 @@ public final class SyncEngine: Sendable {
             try applyPending()
         } catch {
             store.removeTransactionObserver(capture)
+            for schema in schemas where schema.keyKind == .autoIncrement {
+                store.setKeyAllocator(nil, for: schema.name)
+            }
             throw error
         }
     }
@@ -177,24 +184,81 @@ public final class SyncEngine: Sendable {
     }
 
     private static func check(_ schema: EntitySchema) throws {
-        guard schema.keyKind == .uuid || schema.keyKind == .string else {
-            throw SyncError.unsupportedModel(
-                entity: schema.name,
-                reason:
-                    "its key is an Int64 the store assigns, which two replicas would assign alike; use a UUID or String key"
-            )
-        }
         if let unique = schema.indexes.first(where: \.isUnique) {
             throw SyncError.unsupportedModel(
                 entity: schema.name,
                 reason: "its unique index on \(unique.columns.joined(separator: ", ")) could be broken by two replicas "
                     + "inserting the same value; make it a plain index")
         }
-        for column in schema.columns.dropFirst() where column.relationship != nil && column.type == .integer {
-            throw SyncError.unsupportedModel(
-                entity: schema.name,
-                reason:
-                    "\(column.name) refers to \(column.relationship!.target), whose Int64 keys differ between replicas")
+    }
+
+    /// A relationship travels as its target's key: a target that is not synced would leave
+    /// every replica but the writer's with a key that names nothing.
+    private static func checkReferences(_ schemas: [EntitySchema]) throws {
+        let synced = Set(schemas.map(\.name))
+        for schema in schemas {
+            for column in schema.columns.dropFirst() {
+                guard let target = column.relationship?.target, !synced.contains(target) else { continue }
+                throw SyncError.unsupportedModel(
+                    entity: schema.name,
+                    reason: "\(column.name) refers to \(target), which is not synced; sync \(target) with it")
+            }
+        }
+    }
+
+    /// An `Int64` key needs an assignment the options name; a model whose rows the store
+    /// numbered before sync knew of it can only take keys the app assigns (the store's
+    /// numbers are the same on every replica).
+    private static func checkIntegerKeys(_ schemas: [EntitySchema], of store: Store, options: SyncOptions) throws {
+        let recorded = Set(try store.recordedSchemas().map(\.name))
+        for schema in schemas where schema.keyKind == .autoIncrement {
+            guard let assignment = options.integerKeys[schema.name] else {
+                throw SyncError.unsupportedModel(
+                    entity: schema.name,
+                    reason: "its key is an Int64, which two replicas would number alike; say who assigns it with "
+                        + "options.assignKeys(of:_:): .appAssigned, .slot(n) or .random")
+            }
+            if case .slot(let slot) = assignment, !(0..<IntegerKeyAssignment.slotCount).contains(slot) {
+                throw SyncError.unsupportedModel(
+                    entity: schema.name,
+                    reason: "its key slot \(slot) is outside 0..<\(IntegerKeyAssignment.slotCount)")
+            }
+            let syncedBefore = recorded.contains(RowStateTable.prefix + schema.name)
+            if assignment != .appAssigned, !syncedBefore, try store.hasRows(of: schema) {
+                throw SyncError.unsupportedModel(
+                    entity: schema.name,
+                    reason: "it already holds rows the store numbered, which other replicas number alike; "
+                        + "sync it with .appAssigned keys, or start it empty")
+            }
+        }
+    }
+
+    /// Makes the store choose new `Int64` keys as the options say (an entity the options do
+    /// not name takes app-assigned keys: a store opened from its records alone).
+    private static func installKeyAllocators(_ schemas: [EntitySchema], on store: Store, options: SyncOptions)
+        throws
+    {
+        for schema in schemas where schema.keyKind == .autoIncrement {
+            let allocator: any KeyAllocator
+            switch options.integerKeys[schema.name] ?? .appAssigned {
+            case .appAssigned: allocator = AppAssignedKeys()
+            case .random: allocator = RandomKeys()
+            case .slot(let slot):
+                let range = SlotKeys.range(of: slot)
+                let key = schema.key.name
+                let largest = try store.storedRows(
+                    of: schema,
+                    where: .between(
+                        .column(key), .value(.integer(range.lowerBound)), .value(.integer(range.upperBound))),
+                    orderedBy: [Ordering(.column(key), ascending: false)], limit: 1
+                ).first?.first
+                guard case .integer(let stored)? = largest else {
+                    allocator = SlotKeys(slot: slot, largest: nil)
+                    break
+                }
+                allocator = SlotKeys(slot: slot, largest: stored)
+            }
+            store.setKeyAllocator(allocator, for: schema.name)
         }
     }
 
@@ -234,6 +298,9 @@ public struct SyncOptions: Sendable {
     /// This replica's id, on first use of the store; nil for a random one. A store keeps its
     /// site: asking for another later throws.
     public var site: UUID?
+    /// How new rows of each synced model with an `Int64` key get their keys, by entity name:
+    /// set with ``assignKeys(of:_:)``.
+    public var integerKeys: [String: IntegerKeyAssignment] = [:]
     /// Wall-clock milliseconds since 1970, read for every transaction that changes synced rows.
     public var now: @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
 

@@ -11,8 +11,8 @@ import SharkORM
 /// }
 /// ```
 public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A model cannot be synced so that replicas converge (an `Int64` key, a unique index, a
-    /// reference to a model that is not synced…).
+    /// A model cannot be synced so that replicas converge (an `Int64` key whose assignment
+    /// the options do not name, a unique index, a reference to a model that is not synced…).
     case unsupportedModel(entity: String, reason: String)
     /// The bytes are not a change log (no magic number at the start).
     case notAChangeLog
