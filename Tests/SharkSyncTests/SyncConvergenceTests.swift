@@ -39,22 +39,24 @@ struct SyncConvergenceTests {
     func randomHistories() throws {
         let environment = ProcessInfo.processInfo.environment
         if let seed = environment["SHARK_SYNC_SEED"].flatMap(UInt64.init) {
-            try Self.history(seed: seed)
+            _ = try Self.history(seed: seed)
             return
         }
         let budget = environment["SHARK_SYNC_SOAK"].flatMap(Double.init) ?? 20
         let start = Date()
         var seed: UInt64 = 1
         var histories = 0
+        var dangling = 0
         while histories < 3 || Date().timeIntervalSince(start) < budget {
-            try Self.history(seed: seed)
+            dangling += try Self.history(seed: seed)
             seed += 1
             histories += 1
         }
-        print("sync convergence: \(histories) seeded histories converged")
+        print("sync convergence: \(histories) seeded histories converged, with \(dangling) dangling references")
     }
 
-    private static func history(seed: UInt64) throws {
+    /// Runs one history; returns how many dangling references it ended with.
+    private static func history(seed: UInt64) throws -> Int {
         var random = SeededGenerator(state: seed)
         let clock = HistoryClock()
         let drivers: [TestDriver] = [.memory, .sqlite, .sqlcipher]
@@ -185,10 +187,15 @@ struct SyncConvergenceTests {
             let contents = try syncedContents(replica.store) + integerContents(replica.store)
             #expect(
                 contents == expected, "seed \(seed): replica \(index) differs (replay with SHARK_SYNC_SEED=\(seed))")
+            // References to removed rows are kept, the same on every replica.
+            #expect(
+                try replica.engine.danglingReferences() == replicas[0].engine.danglingReferences(),
+                "seed \(seed): replica \(index)'s dangling references differ")
             #expect(
                 try replica.engine.versionVector() == replicas[0].engine.versionVector(),
                 "seed \(seed): replica \(index)'s version vector differs")
         }
+        return try replicas[0].engine.danglingReferences().count
     }
 }
 
