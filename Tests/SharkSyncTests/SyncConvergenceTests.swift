@@ -55,6 +55,24 @@ struct SyncConvergenceTests {
         print("sync convergence: \(histories) seeded histories converged, with \(dangling) dangling references")
     }
 
+    /// An export since `vector`, or a full one when `vector` is behind the sender's horizon.
+    private static func exportOrFull(from sender: Replica, since vector: VersionVector) throws -> Data {
+        do {
+            return try sender.engine.exportChanges(since: vector)
+        } catch SyncError.belowHorizon {
+            return try sender.engine.exportChanges()
+        }
+    }
+
+    /// Imports `file`, unless its sender is behind the receiver's horizon (then it is lost,
+    /// as a dropped file is).
+    private static func importUnlessBehind(_ file: Data, into receiver: Replica) throws {
+        do {
+            try receiver.engine.importChanges(from: file)
+        } catch SyncError.belowHorizon {
+        }
+    }
+
     /// Runs one history; returns how many dangling references it ended with.
     private static func history(seed: UInt64) throws -> Int {
         var random = SeededGenerator(state: seed)
@@ -92,7 +110,7 @@ struct SyncConvergenceTests {
             clock.advance(by: UInt64.random(in: 0...2, using: &random))
             let actor = Int.random(in: 0..<count, using: &random)
             let store = replicas[actor].store
-            switch Int.random(in: 0..<12, using: &random) {
+            switch Int.random(in: 0..<13, using: &random) {
             case 0...2:  // insert or overwrite a note
                 let id = noteKeys.randomElement(using: &random)!
                 if let note = try store.find(SyncNote.self, id: id) {
@@ -155,30 +173,40 @@ struct SyncConvergenceTests {
                     visit.tally = try store.find(SyncTally.self, id: tallyKeys.randomElement(using: &random)!)
                     try store.commit(visit)
                 }
+            case 12:  // forget the removals seen by every replica, or by all but one
+                var vectors = try replicas.map { try $0.engine.versionVector() }
+                if Bool.random(using: &random) {
+                    let leftOut = (actor + Int.random(in: 1..<count, using: &random)) % count
+                    vectors.remove(at: leftOut)
+                }
+                try replicas[actor].engine.forgetTombstones(seenBy: vectors)
             case 7...8:  // send a file: everything, or since the receiver's vector (maybe stale)
                 let receiver = (actor + Int.random(in: 1..<count, using: &random)) % count
                 let file =
                     Bool.random(using: &random)
                     ? try replicas[actor].engine.exportChanges()
-                    : try replicas[actor].engine.exportChanges(since: try replicas[receiver].engine.versionVector())
+                    : try Self.exportOrFull(from: replicas[actor], since: try replicas[receiver].engine.versionVector())
                 // One in five is dropped; one in five is sent twice.
                 if Int.random(in: 0..<5, using: &random) > 0 { network.append(Delivery(to: receiver, file: file)) }
                 if Int.random(in: 0..<5, using: &random) == 0 { network.append(Delivery(to: receiver, file: file)) }
             default:  // deliver a file in flight, in any order
                 guard !network.isEmpty else { continue }
                 let delivery = network.remove(at: Int.random(in: 0..<network.count, using: &random))
-                try replicas[delivery.to].engine.importChanges(from: delivery.file)
+                try Self.importUnlessBehind(delivery.file, into: replicas[delivery.to])
             }
         }
         // Deliver what is left in a random order, then everyone tells everyone everything.
         network.shuffle(using: &random)
-        for delivery in network { try replicas[delivery.to].engine.importChanges(from: delivery.file) }
-        for _ in 0..<2 {
+        for delivery in network { try Self.importUnlessBehind(delivery.file, into: replicas[delivery.to]) }
+        // A replica behind a sender's horizon gets a full export instead, which a receiver
+        // behind its own horizon refuses until it has heard from the others: rounds until
+        // every vector covers every horizon.
+        for _ in 0..<4 {
             for sender in replicas.indices {
                 for receiver in replicas.indices where receiver != sender {
-                    try replicas[receiver].engine.importChanges(
-                        from: try replicas[sender].engine.exportChanges(
-                            since: try replicas[receiver].engine.versionVector()))
+                    let file = try Self.exportOrFull(
+                        from: replicas[sender], since: try replicas[receiver].engine.versionVector())
+                    try Self.importUnlessBehind(file, into: replicas[receiver])
                 }
             }
         }

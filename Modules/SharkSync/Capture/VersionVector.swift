@@ -23,6 +23,21 @@ public struct VersionVector: Sendable, Hashable, Codable, CustomStringConvertibl
     /// Whether the change numbered `sequence` of `site` is covered.
     func covers(site: UUID, sequence: UInt64) -> Bool { self[site] >= sequence }
 
+    /// Whether every change `other` counts is counted here too.
+    func covers(_ other: VersionVector) -> Bool {
+        other.entries.allSatisfy { self[$0.key] >= $0.value }
+    }
+
+    /// What every one of `vectors` counts: the least of their entries, site by site (empty
+    /// for no vector).
+    static func meet(_ vectors: [VersionVector]) -> VersionVector {
+        guard var meet = vectors.first else { return VersionVector() }
+        for vector in vectors.dropFirst() {
+            for (site, sequence) in meet.entries { meet[site] = min(sequence, vector[site]) }
+        }
+        return meet
+    }
+
     /// Sites in byte order, for a stable text and file layout.
     var sortedSites: [UUID] { entries.keys.sorted(by: SiteOrder.precedes) }
 

@@ -14,6 +14,8 @@ struct ChangeLog: Sendable {
     /// What the source had seen when it wrote the file.
     var vector: VersionVector
     var entities: [ChangeLogEntity]
+    /// How far the source's store forgot removals (format 2; see ``TombstoneHorizon``).
+    var horizon = VersionVector()
 
     var rowCount: Int { entities.reduce(0) { $0 + $1.rows.count } }
 }

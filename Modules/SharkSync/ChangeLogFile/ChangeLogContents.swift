@@ -32,6 +32,9 @@ public struct ChangeLogContents: Sendable {
     public var since: VersionVector
     /// What the writer had seen when it wrote the file.
     public var vector: VersionVector
+    /// How far the writer's store had forgotten removals (empty when it never forgot any):
+    /// a store whose vector does not reach it must catch up from a full export first.
+    public var horizon: VersionVector
     /// The changed rows, by entity.
     public var entities: [Entity]
 
@@ -62,6 +65,7 @@ public struct ChangeLogContents: Sendable {
         lineage = log.lineage
         since = log.since
         vector = log.vector
+        horizon = log.horizon
         entities = log.entities.map(Entity.init)
     }
 

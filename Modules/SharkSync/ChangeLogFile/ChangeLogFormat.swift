@@ -12,10 +12,14 @@ enum ChangeLogFormat {
     static let version: UInt16 = 2
     /// The first version that knows `int64` keys.
     static let integerKeysVersion: UInt16 = 2
+    /// The first version whose header carries a tombstone horizon after its two vectors.
+    static let horizonVersion: UInt16 = 2
 
-    /// The lowest version that can carry `entities`: 2 once one has `Int64` keys, else 1.
-    static func version(for entities: some Sequence<ChangeLogEntity>) -> UInt16 {
-        entities.contains { $0.keyKind == .autoIncrement } ? integerKeysVersion : 1
+    /// The lowest version that can carry `entities` and `horizon`: 2 once an entity has
+    /// `Int64` keys or removals were forgotten, else 1.
+    static func version(for entities: some Sequence<ChangeLogEntity>, horizon: VersionVector) -> UInt16 {
+        if !horizon.entries.isEmpty { return horizonVersion }
+        return entities.contains { $0.keyKind == .autoIncrement } ? integerKeysVersion : 1
     }
 
     /// A key kind's name in the header: `uuid`, `string`, or (version 2) `int64`.

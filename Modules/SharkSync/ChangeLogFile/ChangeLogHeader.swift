@@ -27,6 +27,9 @@ public struct ChangeLogHeader: Sendable {
     public var since: VersionVector
     /// What the writer had seen when it wrote the file.
     public var vector: VersionVector
+    /// How far the writer's store had forgotten removals (empty when it never forgot any):
+    /// a store whose vector does not reach it must catch up from a full export first.
+    public var horizon: VersionVector
     /// Each entity the file has rows of, and how many.
     public var entities: [(name: String, rowCount: Int)]
 
@@ -80,6 +83,7 @@ public struct ChangeLogHeader: Sendable {
         lineage = opened.header.lineage
         since = opened.header.since
         vector = opened.header.vector
+        horizon = opened.header.horizon
         entities = zip(opened.header.entities, opened.expectedRows).map { ($0.name, $1) }
     }
 }

@@ -170,7 +170,7 @@ enum ChangeLogReader {
             return sites[number]
         }
         var vectors: [VersionVector] = []
-        for _ in 0..<2 {
+        for _ in 0..<(version >= ChangeLogFormat.horizonVersion ? 3 : 2) {
             var vector = VersionVector()
             let count = try reader.count(limit: sites.count)
             for _ in 0..<count {
@@ -213,7 +213,8 @@ enum ChangeLogReader {
         let frameCount = try reader.count(limit: Int(Int32.max))
         guard reader.isAtEnd else { throw reader.corrupt("bytes follow the header's fields", kind: .trailingBytes) }
         let log = ChangeLog(
-            fileID: fileID, source: source, lineage: lineage, since: vectors[0], vector: vectors[1], entities: entities)
+            fileID: fileID, source: source, lineage: lineage, since: vectors[0], vector: vectors[1], entities: entities,
+            horizon: vectors.count > 2 ? vectors[2] : VersionVector())
         return PartialLog(changeLog: log, sites: sites, expectedRows: expectedRows, frameCount: frameCount)
     }
 }

@@ -25,6 +25,8 @@ final class ChangeLogWriter {
     private let lineage: String
     private let since: VersionVector
     private let vector: VersionVector
+    /// How far the writer's store forgot removals (format 2; see ``TombstoneHorizon``).
+    private let horizon: VersionVector
     private let key: ChangeLogKey?
     private let includesLogicalTypes: Bool
     /// The file's site table: numbered up front, extended when a row names a site not in it.
@@ -47,16 +49,18 @@ final class ChangeLogWriter {
     ///     for the tests that read one.
     init(
         fileID: UUID, source: UUID, lineage: String, since: VersionVector, vector: VersionVector,
-        sites: some Sequence<UUID>, key: ChangeLogKey?, includesLogicalTypes: Bool = true
+        sites: some Sequence<UUID>, key: ChangeLogKey?, includesLogicalTypes: Bool = true,
+        horizon: VersionVector = VersionVector()
     ) {
         self.fileID = fileID
         self.source = source
         self.lineage = lineage
         self.since = since
         self.vector = vector
+        self.horizon = horizon
         self.key = key
         self.includesLogicalTypes = includesLogicalTypes
-        var known = Set(sites).union(since.entries.keys).union(vector.entries.keys)
+        var known = Set(sites).union(since.entries.keys).union(vector.entries.keys).union(horizon.entries.keys)
         known.insert(source)
         siteList = known.sorted(by: SiteOrder.precedes)
         siteNumbers = Dictionary(uniqueKeysWithValues: siteList.enumerated().map { ($1, $0) })
@@ -68,7 +72,7 @@ final class ChangeLogWriter {
     {
         let writer = ChangeLogWriter(
             fileID: log.fileID, source: log.source, lineage: log.lineage, since: log.since, vector: log.vector,
-            sites: [], key: key, includesLogicalTypes: includesLogicalTypes)
+            sites: [], key: key, includesLogicalTypes: includesLogicalTypes, horizon: log.horizon)
         for entity in log.entities { try writer.append(entity.rows, of: entity) }
         var output = InMemoryChangeLogOutput()
         try writer.finish(to: &output)
@@ -152,7 +156,8 @@ final class ChangeLogWriter {
         header.append(string: lineage)
         header.append(varint: siteList.count)
         for site in siteList { header.append(uuid: site) }
-        for vector in [since, vector] {
+        let formatVersion = ChangeLogFormat.version(for: entities.lazy.map(\.entity), horizon: horizon)
+        for vector in formatVersion >= ChangeLogFormat.horizonVersion ? [since, vector, horizon] : [since, vector] {
             let sites = vector.sortedSites
             header.append(varint: sites.count)
             for site in sites {
@@ -181,7 +186,7 @@ final class ChangeLogWriter {
         var file = DigestingOutput(output)
         var start = ByteWriter(capacity: 64 + header.bytes.count)
         start.append(ChangeLogFormat.magic)
-        start.append(uint16: ChangeLogFormat.version(for: entities.lazy.map(\.entity)))
+        start.append(uint16: formatVersion)
         start.append(
             uint16: (key == nil ? 0 : ChangeLogFormat.encryptedFlag)
                 | (includesLogicalTypes ? ChangeLogFormat.logicalTypesFlag : 0))

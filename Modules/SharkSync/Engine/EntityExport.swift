@@ -24,6 +24,9 @@ struct EntityExport {
     let coveredArrival: Int64?
     let sites: SiteTable
     let writer: ChangeLogWriter
+    /// Whether removals whose version was forgotten are sent too (a full export past a
+    /// tombstone horizon: see ``TombstoneHorizon``).
+    let includesForgotten: Bool
     /// The entity's schema as the store records it.
     private let schema: EntitySchema
     /// The entity's columns as the file names them.
@@ -43,9 +46,10 @@ struct EntityExport {
 
     init(
         table: RowStateTable, schemas: [String: EntitySchema], peer: VersionVector, coveredArrival: Int64?,
-        sites: SiteTable, writer: ChangeLogWriter
+        sites: SiteTable, writer: ChangeLogWriter, includesForgotten: Bool = false
     ) {
         self.table = table
+        self.includesForgotten = includesForgotten
         self.peer = peer
         self.coveredArrival = table.stampsArrivals ? coveredArrival : nil
         self.sites = sites
@@ -186,7 +190,9 @@ struct EntityExport {
             lastBaseMissing = !peer.covers(site: state.base.site, sequence: state.base.sequence)
         }
         if !state.exists {
-            if lastBaseMissing { pending.append((key, state, [])) }
+            if lastBaseMissing || (includesForgotten && state.base.site == RowMerge.unknown.site) {
+                pending.append((key, state, []))
+            }
         } else if state.overrides.isEmpty {
             if lastBaseMissing { pending.append((key, state, everyColumn)) }
         } else {

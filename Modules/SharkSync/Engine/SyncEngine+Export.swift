@@ -100,9 +100,15 @@ extension SyncEngine {
         to output: inout some ChangeLogOutput
     ) throws {
         let sites = SiteTable(try snapshot.fetch(SyncSiteRecord.query(in: store)))
+        let horizon = try TombstoneHorizon.read(in: snapshot, of: self)
+        // A peer behind the horizon may hold rows whose removal was forgotten here: only a
+        // full export, which carries forgotten removals, brings it up to date.
+        let isFull = peer.entries.isEmpty
+        guard isFull || peer.covers(horizon) else { throw SyncError.belowHorizon(vector: peer, horizon: horizon) }
+        let includesForgotten = isFull && !horizon.entries.isEmpty
         let writer = ChangeLogWriter(
             fileID: UUID(), source: site, lineage: lineage, since: peer, vector: sites.vector,
-            sites: sites.records.map(\.id), key: key)
+            sites: sites.records.map(\.id), key: key, horizon: horizon)
         // A peer that has every state up to some arrival gets the states written since,
         // read through the arrival index (a new peer, or one behind every checkpoint, all).
         var coveredArrival: Int64?
@@ -112,7 +118,7 @@ extension SyncEngine {
         for name in tables.keys.sorted() {
             var export = EntityExport(
                 table: tables[name]!, schemas: schemas, peer: peer, coveredArrival: coveredArrival, sites: sites,
-                writer: writer)
+                writer: writer, includesForgotten: includesForgotten)
             try export.run(in: store)
         }
         try writer.finish(to: &output)

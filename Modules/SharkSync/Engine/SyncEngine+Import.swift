@@ -113,10 +113,17 @@ extension SyncEngine {
 
     /// Applies an opened file inside `tx`, frame by frame (see ``ChangeLogImport``).
     func apply(_ opened: OpenedChangeLog, in tx: WriteTransaction) throws -> SyncImportSummary {
+        // A sender that had not seen every removal forgotten here could bring one back.
+        let horizon = try TombstoneHorizon.read(in: tx, of: self)
+        guard opened.header.vector.covers(horizon) else {
+            throw SyncError.belowHorizon(vector: opened.header.vector, horizon: horizon)
+        }
         var run = try ChangeLogImport(
             opened.header, expectedRows: opened.expectedRows, into: self, in: tx, takingEqual: false)
         try opened.forEachFrame { entityIndex, rows in try run.apply(rows, ofEntity: entityIndex) }
-        return try run.finish()
+        let summary = try run.finish()
+        try TombstoneHorizon.raise(to: opened.header.horizon, in: tx, of: self)
+        return summary
     }
 
     /// Applies a log in memory inside `tx` (what was kept for later, replayed).

@@ -10,8 +10,11 @@ extension SyncEngine {
     /// vector of **every** replica of the lineage, none needs to hear of it again: its version
     /// is forgotten and it is never exported again. The key and its causal length stay (a few
     /// bytes), so that a row inserted again under the same key (a `String` key, say) starts a
-    /// newer incarnation every replica accepts. Pass the vectors of all the replicas: one left
-    /// out that still has the row would keep it.
+    /// newer incarnation every replica accepts. Pass the vectors of all the replicas. One left
+    /// out is caught by the horizon this records (the vectors' meet, carried by every file):
+    /// an export since its vector, and an import of its files, throw
+    /// ``SyncError/belowHorizon(vector:horizon:)`` until it catches up from a full export,
+    /// which carries the forgotten removals.
     ///
     /// ```swift
     /// let vectors = [try laptop.versionVector(), try phone.versionVector()]   // every peer
@@ -43,7 +46,11 @@ extension SyncEngine {
                     forgotten += compacted.count
                 }
             }
-            if forgotten > 0 { try ArrivalLog.record(arrival, sites: &sites, in: tx) }
+            if forgotten > 0 {
+                try ArrivalLog.record(arrival, sites: &sites, in: tx)
+                // No removal above the vectors' meet was forgotten: that is the horizon.
+                try TombstoneHorizon.raise(to: VersionVector.meet(peers), in: tx, of: self)
+            }
             return forgotten
         }
     }

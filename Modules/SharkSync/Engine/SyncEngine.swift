@@ -37,6 +37,9 @@ public final class SyncEngine: Sendable {
     let filters = BatchFilterCache()
     /// Where each synced entity's row states live, by entity name.
     let tables: [String: RowStateTable]
+    /// Whether the store has a tombstone horizon table (see ``TombstoneHorizon``): always,
+    /// but on a read-only store that synced before horizons existed.
+    let recordsHorizon: Bool
 
     /// The entity of the sites and the version vector.
     static let siteEntity = "SharkSyncSite"
@@ -117,6 +120,7 @@ public final class SyncEngine: Sendable {
             try store.prepare(SyncPendingRecord.self)
             try store.prepare(SyncStateColumnsRecord.self)
             try store.prepare(SyncStateBatchRecord.self)
+            try store.prepare(SyncHorizonRecord.self)
             try store.prepareInternal(StateBatchIndex.schema)
             try store.prepareInternal(ArrivalLog.schema)
             site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
@@ -126,6 +130,7 @@ public final class SyncEngine: Sendable {
         self.site = site
         self.schemas = tables.mapValues(\.entity)
         self.tables = tables
+        recordsHorizon = !store.isReadOnly || recorded["SharkSyncHorizon"] != nil
         capture = ChangeCapture(tables: tables, site: site, filters: filters, now: options.now)
         if store.isReadOnly {
             guard try stateColumnsAreCurrent() else {

@@ -18,6 +18,12 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case notAChangeLog
     /// The file was written by a later format version than this library reads.
     case unsupportedFormatVersion(Int)
+    /// A replica has forgotten removals (``SyncEngine/forgetTombstones(seenBy:)``) up to
+    /// `horizon`, and `vector` does not reach it: an export since that vector, or an import of
+    /// a file whose sender had seen only that much, could bring removed rows back. The replica
+    /// behind catches up from a full export (`exportChanges()` with no vector), which carries
+    /// the removals forgotten.
+    case belowHorizon(vector: VersionVector, horizon: VersionVector)
     /// The file is truncated, or bytes were changed: a checksum, the digest or the structure
     /// does not hold.
     case corrupt(ErrorDetail<CorruptReason>)
@@ -45,6 +51,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedFormatVersion(let version):
             return "the change log has format version \(version); this library reads version \(ChangeLogFormat.version)"
         case .corrupt(let reason): return "the change log is damaged: \(reason)"
+        case .belowHorizon(let vector, let horizon):
+            return "removals were forgotten up to \(horizon), and \(vector) does not reach it: "
+                + "catch up from a full export (exportChanges() with no vector) first"
         case .tooLarge(let reason): return "the change log exceeds the import limits: \(reason)"
         case .foreignLineage(let expected, let found):
             return "the change log comes from another database lineage (\(found), this store is \(expected))"
