@@ -151,6 +151,11 @@ extension ConformanceSuite {
             requires: .any
         ) { try await CommitEventTests().writeRoles(driver: $0) },
         ConformanceCheck(
+            suite: "Commit events",
+            name: "an observer's consequences reach events with the transaction's origin, and no observer",
+            requires: .any
+        ) { try await CommitEventTests().observerConsequences(driver: $0) },
+        ConformanceCheck(
             suite: "Commit events", name: "callbacks on a queue and on an actor, in commit order, until cancelled",
             requires: .any
         ) { try await CommitEventTests().callbacks(driver: $0) },

@@ -47,12 +47,17 @@ struct SyncConvergenceTests {
         var seed: UInt64 = 1
         var histories = 0
         var dangling = 0
+        var waiting = 0
         while histories < 3 || Date().timeIntervalSince(start) < budget {
-            dangling += try Self.history(seed: seed)
+            let ending = try Self.history(seed: seed)
+            dangling += ending.dangling
+            waiting += ending.standIns
             seed += 1
             histories += 1
         }
-        print("sync convergence: \(histories) seeded histories converged, with \(dangling) dangling references")
+        print(
+            "sync convergence: \(histories) seeded histories converged, with \(dangling) dangling references and "
+                + "\(waiting) rows waiting for a unique value")
     }
 
     /// An export since `vector`, or a full one when `vector` is behind the sender's horizon.
@@ -61,6 +66,15 @@ struct SyncConvergenceTests {
             return try sender.engine.exportChanges(since: vector)
         } catch SyncError.belowHorizon {
             return try sender.engine.exportChanges()
+        }
+    }
+
+    /// Runs a local write, unless it breaks a unique index here (it throws and changes
+    /// nothing, as without sync).
+    private static func unlessClashing(_ write: () throws -> Void) throws {
+        do {
+            try write()
+        } catch SharkError.uniqueConstraint {
         }
     }
 
@@ -73,8 +87,8 @@ struct SyncConvergenceTests {
         }
     }
 
-    /// Runs one history; returns how many dangling references it ended with.
-    private static func history(seed: UInt64) throws -> Int {
+    /// Runs one history; returns how many dangling references and stand-ins it ended with.
+    private static func history(seed: UInt64) throws -> (dangling: Int, standIns: Int) {
         var random = SeededGenerator(state: seed)
         let clock = HistoryClock()
         let drivers: [TestDriver] = [.memory, .sqlite, .sqlcipher]
@@ -96,7 +110,10 @@ struct SyncConvergenceTests {
                 Replica(
                     engine: try SyncEngine(
                         store: store, lineage: "convergence",
-                        models: [SyncNote.self, SyncFolder.self, SyncTally.self, SyncVisit.self], options: options
+                        models: [
+                            SyncNote.self, SyncFolder.self, SyncTally.self, SyncVisit.self, SyncAccount.self,
+                            SyncBadge.self,
+                        ], options: options
                     )))
         }
         var network: [Delivery] = []
@@ -104,13 +121,17 @@ struct SyncConvergenceTests {
         let noteKeys = (0..<12).map { _ in UUID(uuid: random.uuidBytes()) }
         let folderKeys = ["inbox", "work", "home", "archive"]
         let tallyKeys: [Int64] = [1, 2, 3, -4, Int64.max]
+        // Few handles and badge numbers for many rows: unique values are contested often.
+        let accountKeys = (0..<6).map { _ in UUID(uuid: random.uuidBytes()) }
+        let handles = ["ann", "bob", "cy"]
+        let badgeKeys = ["b1", "b2", "b3", "b4"]
 
         let steps = Int.random(in: 40...120, using: &random)
         for _ in 0..<steps {
             clock.advance(by: UInt64.random(in: 0...2, using: &random))
             let actor = Int.random(in: 0..<count, using: &random)
             let store = replicas[actor].store
-            switch Int.random(in: 0..<13, using: &random) {
+            switch Int.random(in: 0..<16, using: &random) {
             case 0...2:  // insert or overwrite a note
                 let id = noteKeys.randomElement(using: &random)!
                 if let note = try store.find(SyncNote.self, id: id) {
@@ -180,6 +201,50 @@ struct SyncConvergenceTests {
                     vectors.remove(at: leftOut)
                 }
                 try replicas[actor].engine.forgetTombstones(seenBy: vectors)
+            case 13:  // an account: given a handle, edited, removed, or two swap handles at once
+                let id = accountKeys.randomElement(using: &random)!
+                let handle = handles.randomElement(using: &random)!
+                switch Int.random(in: 0..<5, using: &random) {
+                case 0...1:
+                    let account = try store.find(SyncAccount.self, id: id) ?? SyncAccount(id: id, handle: handle)
+                    account.handle = handle
+                    try Self.unlessClashing { try store.commit(account) }
+                case 2:
+                    guard let account = try store.find(SyncAccount.self, id: id) else { continue }
+                    account.note = "n\(Int.random(in: 0..<100, using: &random))"
+                    try store.commit(account)
+                case 3:
+                    if let account = try store.find(SyncAccount.self, id: id) { try store.remove(account) }
+                default:
+                    // Two rows that hold their handles trade them in one transaction.
+                    let holding = try SyncAccount.query(in: store).fetch().filter { !$0.handle.contains("\u{1F}") }
+                    guard holding.count >= 2 else { continue }
+                    let pair = Array(holding.shuffled(using: &random).prefix(2))
+                    let (first, second) = (pair[0].handle, pair[1].handle)
+                    try store.write { tx in
+                        pair[0].handle = "trading"
+                        try tx.commit(pair[0])
+                        pair[1].handle = first
+                        try tx.commit(pair[1])
+                        pair[0].handle = second
+                        try tx.commit(pair[0])
+                    }
+                }
+            case 14:  // a badge: its account (one-to-one) and its number in a series, or its removal
+                let id = badgeKeys.randomElement(using: &random)!
+                let badge = try store.find(SyncBadge.self, id: id) ?? SyncBadge(id: id)
+                if badge.isPersisted, Int.random(in: 0..<4, using: &random) == 0 {
+                    try store.remove(badge)
+                    continue
+                }
+                if Bool.random(using: &random) {
+                    badge.account = try store.find(SyncAccount.self, id: accountKeys.randomElement(using: &random)!)
+                }
+                if Bool.random(using: &random) {
+                    badge.series = ["gold", "silver"].randomElement(using: &random)!
+                    badge.number = [1, 2, nil].randomElement(using: &random)!
+                }
+                try Self.unlessClashing { try store.commit(badge) }
             case 7...8:  // send a file: everything, or since the receiver's vector (maybe stale)
                 let receiver = (actor + Int.random(in: 1..<count, using: &random)) % count
                 let file =
@@ -210,20 +275,27 @@ struct SyncConvergenceTests {
                 }
             }
         }
-        let expected = try syncedContents(replicas[0].store) + integerContents(replicas[0].store)
+        let expected =
+            try syncedContents(replicas[0].store) + integerContents(replicas[0].store)
+            + uniqueContents(replicas[0].store)
         for (index, replica) in replicas.enumerated() {
-            let contents = try syncedContents(replica.store) + integerContents(replica.store)
+            let contents =
+                try syncedContents(replica.store) + integerContents(replica.store) + uniqueContents(replica.store)
             #expect(
                 contents == expected, "seed \(seed): replica \(index) differs (replay with SHARK_SYNC_SEED=\(seed))")
             // References to removed rows are kept, the same on every replica.
             #expect(
                 try replica.engine.danglingReferences() == replicas[0].engine.danglingReferences(),
                 "seed \(seed): replica \(index)'s dangling references differ")
+            // Rows waiting for a unique value, the same on every replica.
+            #expect(
+                try replica.engine.standIns() == replicas[0].engine.standIns(),
+                "seed \(seed): replica \(index)'s stand-ins differ")
             #expect(
                 try replica.engine.versionVector() == replicas[0].engine.versionVector(),
                 "seed \(seed): replica \(index)'s version vector differs")
         }
-        return try replicas[0].engine.danglingReferences().count
+        return (try replicas[0].engine.danglingReferences().count, try replicas[0].engine.standIns().count)
     }
 }
 

@@ -20,13 +20,7 @@ private func integerReplica(
 }
 
 /// Every row of the `Int64`-keyed models, in a form that compares across drivers.
-func integerContents(_ store: Store) throws -> [String] {
-    try ["SyncTally", "SyncVisit"].flatMap { entity in
-        try store.fetchRows(of: entity).map { row in
-            "\(entity) " + row.values.map(\.description).joined(separator: " | ")
-        }
-    }.sorted()
-}
+func integerContents(_ store: Store) throws -> [String] { try contents(of: ["SyncTally", "SyncVisit"], in: store) }
 
 /// Both replicas send each other what the other lacks.
 private func exchange(_ a: SyncEngine, _ b: SyncEngine) throws {

@@ -62,16 +62,63 @@ final class SyncVisit {
     init(place: String) { self.place = place }
 }
 
-/// Not syncable: a unique index besides the key.
+/// A unique handle: a row whose claim loses shows the handle, U+001F and its key.
 @Model
-final class SyncHandle {
+final class SyncAccount {
     var id: UUID
     var handle: String = ""
-    static let indexes: [Index<SyncHandle>] = [.unique(\.handle)]
+    var note: String = ""
+    static let indexes: [Index<SyncAccount>] = [.unique(\.handle)]
 
-    init(handle: String) {
-        self.id = UUID.v7()
+    init(id: UUID = UUID.v7(), handle: String, note: String = "") {
+        self.id = id
         self.handle = handle
+        self.note = note
+    }
+}
+
+/// A one-to-one relationship (a unique optional column: a losing row's reference reads nil)
+/// and a unique index of two columns, one optional (a losing row's number reads nil).
+@Model
+final class SyncBadge {
+    var id: String
+    var account: SyncAccount?
+    var series: String = ""
+    var number: Int?
+    static let indexes: [Index<SyncBadge>] = [.unique(\.account), .unique(\.series, \.number)]
+
+    init(id: String, series: String = "", number: Int? = nil) {
+        self.id = id
+        self.series = series
+        self.number = number
+    }
+}
+
+/// Not syncable: a unique index whose only column can hold no stand-in.
+@Model
+final class SyncTicket {
+    var id: UUID
+    var number: Int = 0
+    static let indexes: [Index<SyncTicket>] = [.unique(\.number)]
+
+    init(number: Int) {
+        self.id = UUID.v7()
+        self.number = number
+    }
+}
+
+/// Not syncable: two unique indexes sharing a column.
+@Model
+final class SyncSeat {
+    var id: UUID
+    var row: String = ""
+    var seat: String = ""
+    static let indexes: [Index<SyncSeat>] = [.unique(\.row), .unique(\.row, \.seat)]
+
+    init(row: String, seat: String) {
+        self.id = UUID.v7()
+        self.row = row
+        self.seat = seat
     }
 }
 

@@ -21,6 +21,21 @@ private final class BookkeepingObserver: TransactionObserver, Sendable {
     }
 }
 
+/// Protects the people from raw SQL (as sync protects its synced entities) and, for each
+/// person inserted, renames another one as a consequence, through `writingConsequences`.
+private final class ConsequenceObserver: TransactionObserver, Sendable {
+    var protectedEntities: Set<String> { ["Person"] }
+    let shown = Mutex<[Change]>([])
+
+    func transactionWillCommit(_ changes: [Change], in transaction: WriteTransaction) throws {
+        shown.withLock { $0 += changes }
+        guard changes.contains(where: { $0.operation == .insert }) else { return }
+        try transaction.writingConsequences {
+            _ = try transaction.updateRow(withKey: .integer(1), in: "Person", setting: ["name": "renamed"])
+        }
+    }
+}
+
 /// Keeps every change it is shown, and writes nothing.
 private final class WatchingObserver: TransactionObserver, Sendable {
     let shown = Mutex<[Change]>([])
@@ -219,6 +234,30 @@ struct CommitEventTests {
         try store.commit(Person(name: "Grace", payrollNumber: 3))
         #expect(try await next(&events, of: AsyncStream<CommitEvent>.self).origin == .local)
         #expect(observer.shown.withLock { $0.last?.origin } == .local)
+    }
+
+    func observerConsequences(driver: ConformanceDriver) async throws {
+        let store = try driver.makeStore()
+        defer { store.close() }
+        _ = try store.prepare(Person.self)
+        let first = try await store.write { tx in try tx.insertRow(["name": "Ada", "payrollNumber": 1], into: "Person")
+        }
+        #expect(first == .integer(1))
+        let observer = ConsequenceObserver()
+        let watcher = WatchingObserver()
+        store.addTransactionObserver(observer)
+        store.addTransactionObserver(watcher)
+        var events = store.events().makeAsyncIterator()
+        try store.commit(Person(name: "Grace", payrollNumber: 2))
+        let event = try await next(&events, of: AsyncStream<CommitEvent>.self)
+        // The event has the app's insert and the observer's consequence, with the app's origin.
+        #expect(event.origin == .local)
+        #expect(event.entities["Person"]?.inserted.count == 1)
+        #expect(event.entities["Person"]?.updated[.integer(1)] == ["name"])
+        // Neither observer is shown the consequence; it is written all the same.
+        #expect(observer.shown.withLock { $0.map(\.operation) } == [.insert])
+        #expect(watcher.shown.withLock { $0.map(\.operation) } == [.insert])
+        #expect(try await Person.query(in: store).where(\.name == "renamed").count() == 1)
     }
 
     func callbacks(driver: ConformanceDriver) async throws {

@@ -17,4 +17,14 @@ extension WriteTransaction {
         try checkUsable()
         return try stage.writing(as: .bookkeeping, body)
     }
+
+    /// Runs `body` with its writes made as consequences of the transaction's own: events
+    /// report them (with the transaction's origin), observers are never shown them. For an
+    /// observer that must change app rows because of what the transaction did (sync giving a
+    /// unique value back to the row that waited for it when the app let it go), even in
+    /// entities it protects from raw SQL.
+    @_spi(SharkReplication) public func writingConsequences<T>(_ body: () throws -> T) throws -> T {
+        try checkUsable()
+        return try stage.writing(as: .observer(protecting: []), body)
+    }
 }

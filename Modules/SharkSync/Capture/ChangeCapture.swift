@@ -11,13 +11,17 @@ final class ChangeCapture: TransactionObserver {
     let site: UUID
     let now: @Sendable () -> UInt64
     let tables: [String: RowStateTable]
+    /// The unique indexes sync keeps, by entity (see ``UniqueClaims``).
+    let uniqueClaims: [String: UniqueClaims]
     /// The engine's batch filters (see `BatchFilterCache`).
     let filters: BatchFilterCache
 
     init(
-        tables: [String: RowStateTable], site: UUID, filters: BatchFilterCache, now: @escaping @Sendable () -> UInt64
+        tables: [String: RowStateTable], uniqueClaims: [String: UniqueClaims], site: UUID, filters: BatchFilterCache,
+        now: @escaping @Sendable () -> UInt64
     ) {
         self.filters = filters
+        self.uniqueClaims = uniqueClaims
         synced = Set(tables.keys)
         columns = tables.mapValues { Set($0.entity.columns.dropFirst().map(\.name)) }
         self.tables = tables
@@ -29,7 +33,7 @@ final class ChangeCapture: TransactionObserver {
     var protectedEntities: Set<String> {
         synced.union(tables.values.map(\.schema.name)).union([
             SyncEngine.siteEntity, SyncEngine.pendingEntity, SyncEngine.stateColumnsEntity, SyncEngine.stateBatchEntity,
-            StateBatchIndex.entity, ArrivalLog.entity,
+            StateBatchIndex.entity, ArrivalLog.entity, "SharkSyncHorizon", "SharkSyncStandIn",
         ])
     }
 
@@ -133,10 +137,59 @@ final class ChangeCapture: TransactionObserver {
             if removes { try SyncEngine.noteTombstones(of: entity, in: transaction) }
             try table.write(written, at: arrival, in: transaction)
         }
+        for (entity, keys) in order.sorted(by: { $0.key < $1.key }) {
+            guard let claims = uniqueClaims[entity] else { continue }
+            try settleClaims(
+                claims, keys: keys, touched: rows[entity]!, arrival: arrival, sites: sites, in: transaction)
+        }
         try ArrivalLog.record(arrival, sites: &sites, in: transaction)
         localSite.seen = Int64(stamp.sequence)
         localSite.clock = Int64(clamping: clock.last)
         try transaction.commit(sites.records)
+    }
+
+    /// Keeps `claims`' unique values after the app's writes (see ``UniqueClaims``): a row that
+    /// let a value go gives it to the row that waited for it; a waiting row the app wrote to
+    /// takes the value it now claims. Only while some value is contested: otherwise the
+    /// store's own unique check, which the app's writes passed, is all there is to it.
+    private func settleClaims(
+        _ claims: UniqueClaims, keys: [Value], touched: TouchedRows, arrival: Arrival, sites: SiteTable,
+        in transaction: WriteTransaction
+    ) throws {
+        let store = transaction.store
+        guard try ClaimResolver.hasRecords(of: claims.entity.name, in: store) else { return }
+        let resolver = try ClaimResolver(claims, table: tables[claims.entity.name]!, arrival: arrival, in: transaction)
+        var rows: [RowKey: [Value]] = [:]
+        for row in try store.storedRows(of: claims.entity, withKeys: keys) { rows[RowKey(row[0])] = row }
+        try transaction.writingConsequences {
+            for (position, key) in keys.enumerated() {
+                var written: ColumnSet? = ColumnSet()
+                for change in touched.changes(at: position) {
+                    switch change.operation {
+                    case .insert: written = nil
+                    case .update:
+                        for name in change.changedColumns {
+                            if let column = claims.entity.columnIndex(named: name) { written?.insert(Int32(column)) }
+                        }
+                    case .delete, .unknown: break
+                    }
+                }
+                guard let row = rows[RowKey(key)] else {
+                    _ = try resolver.settle(key: key, exists: false, written: written, after: [], stored: nil)
+                    continue
+                }
+                let overrides = try resolver.settle(key: key, exists: true, written: written, after: row, stored: row)
+                guard !overrides.isEmpty else { continue }
+                var values = row
+                var columns = ColumnSet()
+                for (column, value) in overrides {
+                    values[column] = value
+                    columns.insert(Int32(column))
+                }
+                try transaction.updateRow(withKey: key, row: values, columns: columns, schema: claims.entity)
+            }
+            try resolver.resolveContested(sites: sites)
+        }
     }
 }
 

@@ -27,6 +27,8 @@ struct ChangeLogImport {
     private var incomplete = Set<UUID>()
     /// What the first frame of each entity of the file settled, by the entity's index.
     private var started: [Int: EntityStart] = [:]
+    /// The unique values of the entities written so far, by entity (see ``ClaimResolver``).
+    private var resolvers: [String: ClaimResolver] = [:]
 
     /// How an entity's frames are applied, settled at its first frame.
     private struct EntityStart {
@@ -99,6 +101,7 @@ struct ChangeLogImport {
     /// Claims the source's vector where the file was complete, writes the sites, and tells
     /// what the import did.
     mutating func finish() throws -> SyncImportSummary {
+        for name in resolvers.keys.sorted() { try resolvers[name]!.resolveContested(sites: sites) }
         for index in log.entities.indices {
             guard let start = started[index], !start.skipped.isEmpty else { continue }
             summary.skippedColumns += start.skipped.sorted().map {
@@ -216,7 +219,14 @@ struct ChangeLogImport {
             _ = try tx.writingBookkeeping { try table.foldBatches(holding: keys, at: arrival, in: tx) }
         }
         let stored = isFirst ? [:] : try table.states(keys, in: store)
-        let present = isFirst ? [] : Set(try store.storedRows(of: schema, withKeys: keys).map { RowKey($0[0]) })
+        // Rows the store has, by key: their values only where unique values are kept.
+        var storedRows: [RowKey: [Value]] = [:]
+        let resolver = try self.resolver(of: table)
+        if !isFirst {
+            for row in try store.storedRows(of: schema, withKeys: keys) {
+                storedRows[RowKey(row[0])] = resolver == nil ? [] : row
+            }
+        }
 
         let merger = ImportedRows(
             schema: schema, names: mapping.names, positions: mapping.positions, here: mapping.here)
@@ -233,7 +243,7 @@ struct ChangeLogImport {
                 }
                 continue
             }
-            let isPresent = rowKey.map { present.contains($0) } ?? false
+            let isPresent = rowKey.map { storedRows[$0] != nil } ?? false
             var storedState: RowState?
             if let rowKey, let data = stored[rowKey] { storedState = try table.decode(data, sites: sites) }
             guard
@@ -247,10 +257,13 @@ struct ChangeLogImport {
                 rowOf![rowKey] = held.count
                 held.append(imported)
             } else {
-                try writer.write(imported, sites: &sites, in: tx)
+                try writer.write(
+                    settled(imported, by: resolver, stored: rowKey.flatMap { storedRows[$0] }), sites: &sites, in: tx)
             }
         }
-        for row in held { try writer.write(row, sites: &sites, in: tx) }
+        for row in held {
+            try writer.write(settled(row, by: resolver, stored: storedRows[RowKey(row.key)]), sites: &sites, in: tx)
+        }
         if writer.removes { try SyncEngine.noteTombstones(of: table.entity.name, in: tx) }
         do {
             try tx.insertRows(writer.inserts, schema: schema)
@@ -258,11 +271,45 @@ struct ChangeLogImport {
             // Into an entity that was empty, only a key the file names in two frames collides.
             throw SyncError.corrupt(.malformedContent, "the change log names a row of \(schema.name) in two frames")
         }
+        resolver?.rowsWritten()
         let (states, batches) = writer.metadata(smallestBatch: RowStateTable.smallestBatch)
         try tx.writingBookkeeping {
             try table.write(states, at: arrival, in: tx)
             for batch in batches { try table.writeBatch(batch.keys, state: batch.state, at: arrival, in: tx) }
         }
+    }
+
+    /// The resolver of `table`'s entity's unique values, made on first use; nil when it has none.
+    private mutating func resolver(of table: RowStateTable) throws -> ClaimResolver? {
+        let name = table.entity.name
+        if let known = resolvers[name] { return known }
+        guard let claims = engine.uniqueClaims[name] else { return nil }
+        let resolver = try ClaimResolver(claims, table: table, arrival: arrival, in: tx)
+        resolvers[name] = resolver
+        return resolver
+    }
+
+    /// `row` with the values its unique indexes leave it (see ``ClaimResolver/settle``):
+    /// `stored` is the row the store has (nil: none).
+    private func settled(_ row: ImportedRow, by resolver: ClaimResolver?, stored: [Value]?) throws -> ImportedRow {
+        guard let resolver else { return row }
+        var after = row.values
+        if let stored, row.isPresent {
+            after = stored
+            for column in 0..<after.count where row.written.contains(Int32(column)) {
+                after[column] = row.values[column]
+            }
+        }
+        let overrides = try resolver.settle(
+            key: row.key, exists: row.state.exists, written: row.isPresent ? row.written : nil, after: after,
+            stored: row.isPresent ? stored : nil)
+        guard !overrides.isEmpty else { return row }
+        var settled = row
+        for (column, value) in overrides {
+            settled.values[column] = value
+            settled.written.insert(Int32(column))
+        }
+        return settled
     }
 
     /// Claims the source's vector only for sites whose every change beyond what this store

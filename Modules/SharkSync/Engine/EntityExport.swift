@@ -27,6 +27,9 @@ struct EntityExport {
     /// Whether removals whose version was forgotten are sent too (a full export past a
     /// tombstone horizon: see ``TombstoneHorizon``).
     let includesForgotten: Bool
+    /// The entity's unique indexes, when rows may hold stand-ins whose claims are exported
+    /// instead (see ``UniqueClaims``).
+    let claims: UniqueClaims?
     /// The entity's schema as the store records it.
     private let schema: EntitySchema
     /// The entity's columns as the file names them.
@@ -46,9 +49,10 @@ struct EntityExport {
 
     init(
         table: RowStateTable, schemas: [String: EntitySchema], peer: VersionVector, coveredArrival: Int64?,
-        sites: SiteTable, writer: ChangeLogWriter, includesForgotten: Bool = false
+        sites: SiteTable, writer: ChangeLogWriter, includesForgotten: Bool = false, claims: UniqueClaims? = nil
     ) {
         self.table = table
+        self.claims = claims
         self.includesForgotten = includesForgotten
         self.peer = peer
         self.coveredArrival = table.stampsArrivals ? coveredArrival : nil
@@ -212,6 +216,7 @@ struct EntityExport {
         var values: [RowKey: [Value]] = [:]
         values.reserveCapacity(live.count)
         for row in try store.storedRows(of: schema, withKeys: live) { values[RowKey(row[0])] = row }
+        if let claims { try showClaims(claims, of: live, in: &values, store: store) }
         var changes: [RowChange] = []
         changes.reserveCapacity(pending.count)
         // Rows of one batch share their base: one array of versions for them all.
@@ -242,5 +247,30 @@ struct EntityExport {
         }
         pending.removeAll(keepingCapacity: true)
         try writer.append(changes, of: entity)
+    }
+
+    /// Puts back, in rows holding a stand-in, the values they claim: the stand-in is never
+    /// exported (see ``UniqueClaims``).
+    private func showClaims(
+        _ claims: UniqueClaims, of keys: [Value], in values: inout [RowKey: [Value]], store: Store
+    ) throws {
+        let ids = keys.flatMap { key in
+            claims.indexes.map { SyncStandInRecord.identifier(entity: claims.entity.name, index: $0.name, key: key) }
+        }
+        var remaining = ids[...]
+        while !remaining.isEmpty {
+            let slice = remaining.prefix(500)
+            remaining = remaining.dropFirst(slice.count)
+            for record in try SyncStandInRecord.query(in: store).where(.isIn(\.id, Array(slice))).fetch()
+            where !record.holds {
+                let key = RowKey(try record.decodedKey())
+                guard let index = claims.indexes.first(where: { $0.name == record.index }), values[key] != nil else {
+                    continue
+                }
+                for (offset, value) in try record.decodedValues().enumerated() where offset < index.positions.count {
+                    values[key]![index.positions[offset]] = value
+                }
+            }
+        }
     }
 }

@@ -93,6 +93,14 @@ extension SyncEngine {
         return output.count
     }
 
+    /// The unique indexes of `entity` whose stand-ins an export must replace by the claimed
+    /// values: nil when no row of it holds a stand-in.
+    private func claimsToShow(of entity: String, in snapshot: ReadTransaction) throws -> UniqueClaims? {
+        guard recordsStandIns, let claims = uniqueClaims[entity] else { return nil }
+        let records = try snapshot.fetch(SyncStandInRecord.query(in: store).where(\.entity == entity).limit(1))
+        return records.isEmpty ? nil : claims
+    }
+
     /// The change log of an export, read from one snapshot and written to `output`, each
     /// entity a page of rows at a time (see ``EntityExport``).
     func writeChanges(
@@ -118,7 +126,8 @@ extension SyncEngine {
         for name in tables.keys.sorted() {
             var export = EntityExport(
                 table: tables[name]!, schemas: schemas, peer: peer, coveredArrival: coveredArrival, sites: sites,
-                writer: writer, includesForgotten: includesForgotten)
+                writer: writer, includesForgotten: includesForgotten,
+                claims: try claimsToShow(of: name, in: snapshot))
             try export.run(in: store)
         }
         try writer.finish(to: &output)

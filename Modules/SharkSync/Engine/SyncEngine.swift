@@ -40,6 +40,11 @@ public final class SyncEngine: Sendable {
     /// Whether the store has a tombstone horizon table (see ``TombstoneHorizon``): always,
     /// but on a read-only store that synced before horizons existed.
     let recordsHorizon: Bool
+    /// The unique indexes sync keeps, by entity name (see ``UniqueClaims``).
+    let uniqueClaims: [String: UniqueClaims]
+    /// Whether the store has a stand-in table (see ``SyncStandInRecord``): always, but on a
+    /// read-only store that synced before unique indexes could.
+    let recordsStandIns: Bool
 
     /// The entity of the sites and the version vector.
     static let siteEntity = "SharkSyncSite"
@@ -49,8 +54,8 @@ public final class SyncEngine: Sendable {
     /// Enables sync of `models` on `store`. Throws ``SyncError/unsupportedModel(entity:reason:)``
     /// for a model that cannot converge: an `Int64` key whose assignment the options do not
     /// name (see ``IntegerKeyAssignment``), a relationship to a model that is not synced, a
-    /// unique index besides the key (two replicas inserting the same value could never both be
-    /// applied).
+    /// unique index with no column that can hold a stand-in (no optional, `String` or `Data`
+    /// column; see docs/sync.md, "Unique values"), or two unique indexes sharing a column.
     ///
     /// ```swift
     /// let sync = try SyncEngine(store: store, lineage: "com.example.notes", models: [Note.self])
@@ -121,6 +126,7 @@ public final class SyncEngine: Sendable {
             try store.prepare(SyncStateColumnsRecord.self)
             try store.prepare(SyncStateBatchRecord.self)
             try store.prepare(SyncHorizonRecord.self)
+            try store.prepare(SyncStandInRecord.self)
             try store.prepareInternal(StateBatchIndex.schema)
             try store.prepareInternal(ArrivalLog.schema)
             site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
@@ -131,7 +137,12 @@ public final class SyncEngine: Sendable {
         self.schemas = tables.mapValues(\.entity)
         self.tables = tables
         recordsHorizon = !store.isReadOnly || recorded["SharkSyncHorizon"] != nil
-        capture = ChangeCapture(tables: tables, site: site, filters: filters, now: options.now)
+        recordsStandIns = !store.isReadOnly || recorded["SharkSyncStandIn"] != nil
+        var uniqueClaims: [String: UniqueClaims] = [:]
+        for schema in schemas { uniqueClaims[schema.name] = try UniqueClaims.plan(for: schema) }
+        self.uniqueClaims = uniqueClaims
+        capture = ChangeCapture(
+            tables: tables, uniqueClaims: uniqueClaims, site: site, filters: filters, now: options.now)
         if store.isReadOnly {
             guard try stateColumnsAreCurrent() else {
                 throw SyncError.misuse(
@@ -189,12 +200,7 @@ public final class SyncEngine: Sendable {
     }
 
     private static func check(_ schema: EntitySchema) throws {
-        if let unique = schema.indexes.first(where: \.isUnique) {
-            throw SyncError.unsupportedModel(
-                entity: schema.name,
-                reason: "its unique index on \(unique.columns.joined(separator: ", ")) could be broken by two replicas "
-                    + "inserting the same value; make it a plain index")
-        }
+        _ = try UniqueClaims.plan(for: schema)
     }
 
     /// A relationship travels as its target's key: a target that is not synced would leave
