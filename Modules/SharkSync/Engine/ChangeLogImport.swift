@@ -247,7 +247,7 @@ struct ChangeLogImport {
             var storedState: RowState?
             if let rowKey, let data = stored[rowKey] { storedState = try table.decode(data, sites: sites) }
             guard
-                let imported = merger.row(row, storedState: storedState, isPresent: isPresent, takingEqual: takingEqual)
+                var imported = merger.row(row, storedState: storedState, isPresent: isPresent, takingEqual: takingEqual)
             else {
                 summary.rowsUnchanged += 1
                 continue
@@ -257,12 +257,13 @@ struct ChangeLogImport {
                 rowOf![rowKey] = held.count
                 held.append(imported)
             } else {
-                try writer.write(
-                    settled(imported, by: resolver, stored: rowKey.flatMap { storedRows[$0] }), sites: &sites, in: tx)
+                if let resolver { try settle(&imported, by: resolver, stored: rowKey.flatMap { storedRows[$0] }) }
+                try writer.write(imported, sites: &sites, in: tx)
             }
         }
-        for row in held {
-            try writer.write(settled(row, by: resolver, stored: storedRows[RowKey(row.key)]), sites: &sites, in: tx)
+        for var row in held {
+            if let resolver { try settle(&row, by: resolver, stored: storedRows[RowKey(row.key)]) }
+            try writer.write(row, sites: &sites, in: tx)
         }
         if writer.removes { try SyncEngine.noteTombstones(of: table.entity.name, in: tx) }
         do {
@@ -289,10 +290,9 @@ struct ChangeLogImport {
         return resolver
     }
 
-    /// `row` with the values its unique indexes leave it (see ``ClaimResolver/settle``):
+    /// Gives `row` the values its unique indexes leave it (see ``ClaimResolver/settle``):
     /// `stored` is the row the store has (nil: none).
-    private func settled(_ row: ImportedRow, by resolver: ClaimResolver?, stored: [Value]?) throws -> ImportedRow {
-        guard let resolver else { return row }
+    private func settle(_ row: inout ImportedRow, by resolver: ClaimResolver, stored: [Value]?) throws {
         var after = row.values
         if let stored, row.isPresent {
             after = stored
@@ -303,13 +303,10 @@ struct ChangeLogImport {
         let overrides = try resolver.settle(
             key: row.key, exists: row.state.exists, written: row.isPresent ? row.written : nil, after: after,
             stored: row.isPresent ? stored : nil)
-        guard !overrides.isEmpty else { return row }
-        var settled = row
         for (column, value) in overrides {
-            settled.values[column] = value
-            settled.written.insert(Int32(column))
+            row.values[column] = value
+            row.written.insert(Int32(column))
         }
-        return settled
     }
 
     /// Claims the source's vector only for sites whose every change beyond what this store
