@@ -23,7 +23,7 @@ struct SyncCommandTests {
 
         let verify = try SharkProcess.run(["verify", log])
         #expect(verify.status == 0, "\(verify.error)")
-        #expect(verify.output.contains("ok, 5 row(s) in 2 frame(s), lineage cli-tests"))
+        #expect(verify.output.contains("ok, 5 row(s) in 3 frame(s), lineage cli-tests"))
 
         let inspect = try SharkProcess.run(["inspect", log])
         #expect(inspect.status == 0, "\(inspect.error)")
@@ -51,6 +51,42 @@ struct SyncCommandTests {
         #expect(Set(entities.compactMap { $0["name"] as? String }) == ["Member", "Team"])
         let rows = try #require(entities.first { $0["name"] as? String == "Member" }?["rows"] as? [[String: Any]])
         #expect(rows.compactMap { $0["key"] as? String }.contains(Fixtures.cy.uuidString))
+    }
+
+    @Test("digest prints each database's digest, and exits 1 when they differ")
+    func digest() throws {
+        let directory = try Fixtures.directory()
+        // The same rows, versions and site on a plain and an encrypted database.
+        let plain = try Fixtures.plainDatabase(in: directory)
+        let vault = try Fixtures.encryptedDatabase(in: directory)
+        let key = ["SHARK_KEY": Fixtures.passphrase]
+        let same = try SharkProcess.run(["digest", plain, vault], environment: key)
+        #expect(same.status == 0, "\(same.error)")
+        let lines = same.output.split(separator: "\n")
+        #expect(lines.count == 3 && lines[2] == "equal", "\(same.output)")
+        #expect(lines[0].contains("5 row(s)"))
+        let hex = lines[0].split(separator: " ")[1]
+        #expect(hex.count == 64 && lines[1].contains(hex))
+
+        // One of them imports a peer's change: they differ.
+        let log = try Fixtures.peerChangeLog(in: directory)
+        #expect(try SharkProcess.run(["import", plain, log]).status == 0)
+        let different = try SharkProcess.run(["digest", plain, vault, "--json"], environment: key)
+        #expect(different.status == 1, "\(different.error)")
+        let report = try #require(try JSONSerialization.jsonObject(with: different.outputData) as? [String: Any])
+        #expect(report["equal"] as? Bool == false)
+        let databases = try #require(report["databases"] as? [[String: Any]])
+        #expect(databases.map { $0["rows"] as? Int } == [6, 5])
+
+        // The other imports it too: equal again.
+        #expect(try SharkProcess.run(["import", vault, log], environment: key).status == 0)
+        #expect(try SharkProcess.run(["digest", plain, vault], environment: key).status == 0)
+        // A database that never synced: as for export, a wrong command line.
+        let plainStore = directory.appendingPathComponent("unsynced.sqlite").path
+        let store = try Store(.sqlite(path: plainStore))
+        try store.prepare(Team.self)
+        store.close()
+        #expect(try SharkProcess.run(["digest", plainStore]).status == 64)
     }
 
     @Test("export --since a peer's vector holds only what the peer lacks; to standard output with -o -")

@@ -294,6 +294,16 @@ struct SyncConvergenceTests {
             #expect(
                 try replica.engine.versionVector() == replicas[0].engine.versionVector(),
                 "seed \(seed): replica \(index)'s version vector differs")
+            // Replicas that converged have equal digests, and say so after a full export.
+            #expect(
+                try replica.engine.digest() == replicas[0].engine.digest(),
+                "seed \(seed): replica \(index)'s digest differs")
+        }
+        if replicas.count > 1 {
+            let summary = try replicas[1].engine.importChanges(from: try replicas[0].engine.exportChanges())
+            #expect(
+                try replicas[1].engine.compareDigest(after: summary) == .equal,
+                "seed \(seed): a full export does not compare equal")
         }
         return (try replicas[0].engine.danglingReferences().count, try replicas[0].engine.standIns().count)
     }

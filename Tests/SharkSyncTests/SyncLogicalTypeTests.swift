@@ -62,7 +62,7 @@ struct SyncLogicalTypeTests {
 
         // A bit this reader does not know is refused, as before.
         var layout = try ChangeLogLayout(file)
-        layout.flags |= 1 << 2
+        layout.flags |= 1 << 3
         #expect(throws: SyncError.self) { try ChangeLogContents(reading: try layout.encoded()) }
     }
 }

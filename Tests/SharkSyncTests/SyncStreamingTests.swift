@@ -43,7 +43,8 @@ struct SyncStreamingTests {
             let written = try a.exportChanges(to: file)
             let bytes = try Data(contentsOf: file)
             #expect(written == bytes.count)
-            #expect(try ChangeLogContents(reading: bytes).frameCount == 3)
+            // A frame per batch, and the digest's.
+            #expect(try ChangeLogContents(reading: bytes).frameCount == 4)
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["all.sharklog"])
             // A new replica from the file, another from the bytes: the same rows.
             #expect(try b.importChanges(from: file).rowsApplied == 10_000)

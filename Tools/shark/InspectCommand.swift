@@ -76,6 +76,10 @@ struct InspectCommand: ParsableCommand {
         field("since", vectorText(contents.since))
         field("vector", vectorText(contents.vector))
         field("rows", "\(contents.rowCount)")
+        if let digest = contents.digest {
+            field(
+                "digest", "\(digest.contentHex) (\(digest.rowCount) live rows, schema \(digest.schemaHex.prefix(16)))")
+        }
         for entity in contents.entities {
             lines.append("")
             let columns = entity.columns.map { column in
@@ -122,6 +126,15 @@ struct InspectCommand: ParsableCommand {
             ("fileID", .string(contents.fileID.uuidString)), ("lineage", .string(contents.lineage)),
             ("source", .string(contents.source.uuidString)), ("since", VectorText.json(contents.since)),
             ("vector", VectorText.json(contents.vector)), ("rowCount", .integer(contents.rowCount)),
+            (
+                "digest",
+                contents.digest.map { digest in
+                    .object([
+                        ("content", .string(digest.contentHex)), ("schema", .string(digest.schemaHex)),
+                        ("rows", .integer(digest.rowCount)),
+                    ])
+                } ?? .null
+            ),
             (
                 "entities",
                 .array(

@@ -29,7 +29,8 @@ struct Shark: ParsableCommand {
         version: sharkORMVersion,
         subcommands: [
             InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, InspectCommand.self,
-            VerifyCommand.self, EncryptCommand.self, DecryptCommand.self, RekeyCommand.self, BenchCommand.self,
+            VerifyCommand.self, DigestCommand.self, EncryptCommand.self, DecryptCommand.self, RekeyCommand.self,
+            BenchCommand.self,
         ]
     )
 

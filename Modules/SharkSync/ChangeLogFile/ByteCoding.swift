@@ -11,6 +11,9 @@ struct ByteWriter {
 
     mutating func append(byte: UInt8) { bytes.append(byte) }
 
+    /// Empties the buffer, keeping its capacity for the next use.
+    mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+
     mutating func append(_ other: some Collection<UInt8>) { bytes.append(contentsOf: other) }
 
     mutating func append(varint value: UInt64) {

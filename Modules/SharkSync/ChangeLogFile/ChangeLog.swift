@@ -16,6 +16,8 @@ struct ChangeLog: Sendable {
     var entities: [ChangeLogEntity]
     /// How far the source's store forgot removals (format 2; see ``TombstoneHorizon``).
     var horizon = VersionVector()
+    /// The source's digest of its whole synced content (a full export's last frame).
+    var digest: SyncDigest?
 
     var rowCount: Int { entities.reduce(0) { $0 + $1.rows.count } }
 }

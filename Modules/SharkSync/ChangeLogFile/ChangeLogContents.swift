@@ -37,6 +37,9 @@ public struct ChangeLogContents: Sendable {
     public var horizon: VersionVector
     /// The changed rows, by entity.
     public var entities: [Entity]
+    /// The writer's digest of its whole synced content (flags bit 2: only full exports carry
+    /// one).
+    public var digest: SyncDigest?
 
     /// The changed rows of all entities.
     public var rowCount: Int { entities.reduce(0) { $0 + $1.rows.count } }
@@ -67,6 +70,7 @@ public struct ChangeLogContents: Sendable {
         vector = log.vector
         horizon = log.horizon
         entities = log.entities.map(Entity.init)
+        digest = log.digest
     }
 
     /// The changed rows of one entity.

@@ -15,10 +15,16 @@ enum ChangeLogFormat {
     /// The first version whose header carries a tombstone horizon after its two vectors.
     static let horizonVersion: UInt16 = 2
 
-    /// The lowest version that can carry `entities` and `horizon`: 2 once an entity has
-    /// `Int64` keys or removals were forgotten, else 1.
-    static func version(for entities: some Sequence<ChangeLogEntity>, horizon: VersionVector) -> UInt16 {
+    /// The first version whose last frame may be a replica digest (flags bit 2).
+    static let digestVersion: UInt16 = 2
+
+    /// The lowest version that can carry `entities`, `horizon` and a digest: 2 once an
+    /// entity has `Int64` keys, removals were forgotten or the file carries a digest, else 1.
+    static func version(for entities: some Sequence<ChangeLogEntity>, horizon: VersionVector, carriesDigest: Bool)
+        -> UInt16
+    {
         if !horizon.entries.isEmpty { return horizonVersion }
+        if carriesDigest { return digestVersion }
         return entities.contains { $0.keyKind == .autoIncrement } ? integerKeysVersion : 1
     }
 
@@ -51,8 +57,11 @@ enum ChangeLogFormat {
     /// without it still read; a reader that predates it refuses it, as it refuses any bit it
     /// does not know.
     static let logicalTypesFlag: UInt16 = 1 << 1
+    /// Flags bit 2 (version 2): the last frame holds a ``SyncDigest`` of the sender's synced
+    /// content (``ChangeLogDigestFrame``), not rows. Only full exports carry one.
+    static let digestFlag: UInt16 = 1 << 2
     /// The flags this library reads.
-    static let knownFlags = encryptedFlag | logicalTypesFlag
+    static let knownFlags = encryptedFlag | logicalTypesFlag | digestFlag
     /// Rows per frame: frames stay small enough to check and inflate one at a time.
     static let rowsPerFrame = 4096
     /// Bytes after which a frame takes no more rows: far below the readers' default limit.

@@ -14,7 +14,7 @@ enum ChangeLogReader {
         let opened = try open(InMemoryChangeLogInput(data: data), key: key, limits: limits)
         var log = opened.header
         do {
-            try opened.forEachFrame { (entityIndex, rows) in
+            log.digest = try opened.forEachFrame { (entityIndex, rows) in
                 if log.entities[entityIndex].rows.isEmpty {
                     log.entities[entityIndex].rows = rows  // the frame's array, not a copy
                 } else {
@@ -86,8 +86,16 @@ enum ChangeLogReader {
             throw .corrupt(.digestMismatch, "the file's digest does not match its contents")
         }
 
-        let partial = try header(
+        let carriesDigest = flags & ChangeLogFormat.digestFlag != 0
+        guard !carriesDigest || version >= ChangeLogFormat.digestVersion else {
+            throw .corrupt(.unknownFlags, "a digest flag in a file of version \(version)")
+        }
+        var partial = try header(
             headerBytes, version: version, logicalTypes: flags & ChangeLogFormat.logicalTypesFlag != 0)
+        partial.carriesDigest = carriesDigest
+        guard !carriesDigest || partial.frameCount > 0 else {
+            throw .corrupt(.frameCountMismatch, "the file says it carries a digest, yet has no frame")
+        }
         guard partial.frameCount == trailerFrameCount else {
             throw .corrupt(
                 .frameCountMismatch, "the header counts \(partial.frameCount) frames, the trailer \(trailerFrameCount)")
@@ -226,11 +234,32 @@ struct PartialLog {
     let sites: [UUID]
     let expectedRows: [Int]
     let frameCount: Int
+    /// Whether the last frame is the sender's digest (flags bit 2).
+    var carriesDigest = false
 
-    /// The rows of one frame, checked against the header, and the entity they belong to.
-    func parseFrame(_ payload: [UInt8], index: Int) throws(SyncError) -> (entityIndex: Int, rows: [RowChange]) {
+    /// What one frame holds: rows of an entity, or (the last frame, flags bit 2) the sender's
+    /// digest.
+    enum Frame {
+        case rows(entityIndex: Int, rows: [RowChange])
+        case digest(SyncDigest)
+    }
+
+    /// One frame, checked against the header.
+    func parseFrame(_ payload: [UInt8], index: Int) throws(SyncError) -> Frame {
         var reader = ByteReader(payload, context: "frame \(index)")
-        let entityIndex = try reader.count(limit: changeLog.entities.count - 1)
+        let isDigestFrame = carriesDigest && index == frameCount - 1
+        let entityIndex = try reader.count(limit: changeLog.entities.count - (isDigestFrame ? 0 : 1))
+        if isDigestFrame {
+            guard entityIndex == changeLog.entities.count else {
+                throw reader.corrupt("the last frame holds rows where the file says its digest is")
+            }
+            return .digest(try ChangeLogDigestFrame.read(&reader, vector: changeLog.vector))
+        }
+        return .rows(entityIndex: entityIndex, rows: try parseRows(&reader, entityIndex: entityIndex))
+    }
+
+    /// The rows of a frame after its entity position.
+    private func parseRows(_ reader: inout ByteReader, entityIndex: Int) throws(SyncError) -> [RowChange] {
         let name = changeLog.entities[entityIndex].name
         let keyKind = changeLog.entities[entityIndex].keyKind
         let columnCount = changeLog.entities[entityIndex].columns.count
@@ -307,7 +336,7 @@ struct PartialLog {
         // Each row's values are a slice of the frame's: one allocation for them all.
         let shared = frameValues
         for index in rows.indices { rows[index].values = shared[valueRanges[index]] }
-        return (entityIndex, rows)
+        return rows
     }
 }
 
@@ -339,9 +368,12 @@ struct OpenedChangeLog {
     /// Hands each frame's rows to `body` in file order, with the index of their entity: the
     /// frames opened, inflated and parsed a few at once, each checked against the header.
     /// Throws, after the last frame, when an entity's rows do not add up to the header's count.
+    /// Returns the sender's digest when the file carries one.
+    @discardableResult
     func forEachFrame<Failure: Error>(_ body: (_ entityIndex: Int, _ rows: [RowChange]) throws(Failure) -> Void)
-        throws -> Void
+        throws -> SyncDigest?
     {
+        var digest: SyncDigest?
         var read = [Int](repeating: 0, count: header.entities.count)
         let (partial, fileKey, headerDigest) = (self.partial, self.fileKey, self.headerDigest)
         for first in stride(from: 0, to: frames.count, by: Self.framesAtOnce) {
@@ -365,15 +397,18 @@ struct OpenedChangeLog {
                 return try partial.parseFrame(payload, index: index)
             }
             for (position, frame) in parsed.enumerated() {
-                let entity = frame.entityIndex
-                guard frame.rows.count <= expectedRows[entity] - read[entity] else {
+                guard case .rows(let entity, let rows) = frame else {
+                    if case .digest(let found) = frame { digest = found }
+                    continue
+                }
+                guard rows.count <= expectedRows[entity] - read[entity] else {
                     throw SyncError.corrupt(
                         .rowCountMismatch,
                         "frame \(indexes.lowerBound + position): \(header.entities[entity].name) has more rows than the header counts"
                     )
                 }
-                read[entity] += frame.rows.count
-                try body(entity, frame.rows)
+                read[entity] += rows.count
+                try body(entity, rows)
             }
         }
         for (index, entity) in header.entities.enumerated() where read[index] != expectedRows[index] {
@@ -381,5 +416,6 @@ struct OpenedChangeLog {
                 .rowCountMismatch,
                 "\(entity.name): the header counts \(expectedRows[index]) rows, the frames \(read[index])")
         }
+        return digest
     }
 }

@@ -38,6 +38,12 @@ final class ChangeLogWriter {
     private var current: [RowChange] = []
     private var runs: [(entityIndex: Int, rows: [RowChange])] = []
     private let spool = FrameSpool()
+    /// The synced schema's hash when the file carries a ``SyncDigest`` of the rows it holds
+    /// (a full export), and the sum of the live rows' hashes so far.
+    private let digestSchema: [UInt8]?
+    private var digestSum = DigestSum()
+    private var digestRows = 0
+    private var digesters: [Int: RowDigester] = [:]
     /// How many runs of ``ChangeLogFormat/rowsPerFrame`` rows are deflated at once.
     private static let runsAtOnce = 8
 
@@ -50,8 +56,9 @@ final class ChangeLogWriter {
     init(
         fileID: UUID, source: UUID, lineage: String, since: VersionVector, vector: VersionVector,
         sites: some Sequence<UUID>, key: ChangeLogKey?, includesLogicalTypes: Bool = true,
-        horizon: VersionVector = VersionVector()
+        horizon: VersionVector = VersionVector(), digesting digestSchema: [UInt8]? = nil
     ) {
+        self.digestSchema = digestSchema
         self.fileID = fileID
         self.source = source
         self.lineage = lineage
@@ -78,6 +85,9 @@ final class ChangeLogWriter {
         try writer.finish(to: &output)
         return Data(output.bytes)
     }
+
+    /// The rows' part of the file's digest so far: what ``SyncEngine/digest()`` compares.
+    var digest: (sum: DigestSum, rowCount: Int) { (digestSum, digestRows) }
 
     /// Adds rows of `entity` (its rows are not read: only its name, key kind and columns).
     /// The rows of one entity come together: once another entity's come, it takes no more.
@@ -111,10 +121,18 @@ final class ChangeLogWriter {
     /// (a run of big rows makes several frames).
     private func deflateRuns() throws(SyncError) {
         for run in runs { numberSites(of: run.rows) }
-        let (runs, siteNumbers) = (self.runs, self.siteNumbers)
+        if digestSchema != nil {
+            for run in runs where digesters[run.entityIndex] == nil {
+                digesters[run.entityIndex] = RowDigester(entity: entities[run.entityIndex].entity)
+            }
+        }
+        let (runs, siteNumbers, digesters) = (self.runs, self.siteNumbers, self.digesters)
         self.runs = []
         let deflated = try FrameParallelism.map(runs.count) { (index) throws(SyncError) in
             let run = runs[index]
+            // The run's part of the digest, hashed beside its deflation.
+            var sum = DigestSum()
+            let live = digesters[run.entityIndex]?.add(run.rows, to: &sum) ?? 0
             var frames: [(payloadLength: Int, deflated: [UInt8])] = []
             var start = run.rows.startIndex
             while start < run.rows.endIndex {
@@ -123,10 +141,12 @@ final class ChangeLogWriter {
                 frames.append((payload.count, try Zlib.compress(payload)))
                 start = end
             }
-            return frames
+            return (frames, sum, live)
         }
-        for frames in deflated {
+        for (frames, sum, live) in deflated {
             for frame in frames { try spool.append(frame.deflated, payloadLength: frame.payloadLength) }
+            digestSum.add(sum)
+            digestRows += live
         }
     }
 
@@ -149,6 +169,12 @@ final class ChangeLogWriter {
     func finish(to output: inout some ChangeLogOutput) throws(SyncError) {
         closeRun()
         try deflateRuns()
+        if let digestSchema {
+            // The digest's frame, last: sealed like the rows, never in clear.
+            let payload = ChangeLogDigestFrame.payload(
+                entityCount: entities.count, schema: digestSchema, content: digestSum, rowCount: digestRows)
+            try spool.append(try Zlib.compress(payload), payloadLength: payload.count)
+        }
         let frameCount = spool.frames.count
         var header = ByteWriter()
         header.append(uuid: fileID)
@@ -156,7 +182,8 @@ final class ChangeLogWriter {
         header.append(string: lineage)
         header.append(varint: siteList.count)
         for site in siteList { header.append(uuid: site) }
-        let formatVersion = ChangeLogFormat.version(for: entities.lazy.map(\.entity), horizon: horizon)
+        let formatVersion = ChangeLogFormat.version(
+            for: entities.lazy.map(\.entity), horizon: horizon, carriesDigest: digestSchema != nil)
         for vector in formatVersion >= ChangeLogFormat.horizonVersion ? [since, vector, horizon] : [since, vector] {
             let sites = vector.sortedSites
             header.append(varint: sites.count)
@@ -189,7 +216,8 @@ final class ChangeLogWriter {
         start.append(uint16: formatVersion)
         start.append(
             uint16: (key == nil ? 0 : ChangeLogFormat.encryptedFlag)
-                | (includesLogicalTypes ? ChangeLogFormat.logicalTypesFlag : 0))
+                | (includesLogicalTypes ? ChangeLogFormat.logicalTypesFlag : 0)
+                | (digestSchema != nil ? ChangeLogFormat.digestFlag : 0))
         start.append(uint32: UInt32(header.bytes.count))
         start.append(header.bytes)
         start.append(uint32: Zlib.crc32(header.bytes))

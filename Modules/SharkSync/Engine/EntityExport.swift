@@ -23,7 +23,7 @@ struct EntityExport {
     /// The latest arrival whose states the peer has (nil: walk every state).
     let coveredArrival: Int64?
     let sites: SiteTable
-    let writer: ChangeLogWriter
+    let writer: any ExportedRowSink
     /// Whether removals whose version was forgotten are sent too (a full export past a
     /// tombstone horizon: see ``TombstoneHorizon``).
     let includesForgotten: Bool
@@ -49,7 +49,7 @@ struct EntityExport {
 
     init(
         table: RowStateTable, schemas: [String: EntitySchema], peer: VersionVector, coveredArrival: Int64?,
-        sites: SiteTable, writer: ChangeLogWriter, includesForgotten: Bool = false, claims: UniqueClaims? = nil
+        sites: SiteTable, writer: any ExportedRowSink, includesForgotten: Bool = false, claims: UniqueClaims? = nil
     ) {
         self.table = table
         self.claims = claims
@@ -62,6 +62,13 @@ struct EntityExport {
         self.schema = schema
         columns = schema.columns.dropFirst().map(\.name)
         everyColumn = Array(columns.indices)
+        entity = Self.describe(table, schemas: schemas)
+    }
+
+    /// The entity as a change log describes it: its key kind and non-key columns, with their
+    /// storage classes and logical types.
+    static func describe(_ table: RowStateTable, schemas: [String: EntitySchema]) -> ChangeLogEntity {
+        let schema = schemas[table.entity.name] ?? table.entity
         let described = schema.columns.dropFirst().map { column in
             // A relationship's values are its target's keys: it shows as that key does.
             let target = column.relationship.flatMap { schemas[$0.target]?.key.logicalType }
@@ -69,7 +76,7 @@ struct EntityExport {
                 name: column.name, type: column.type, previousNames: column.previousNames ?? [],
                 logicalType: column.logicalType ?? target)
         }
-        entity = ChangeLogEntity(name: schema.name, keyKind: schema.keyKind, columns: described, rows: [])
+        return ChangeLogEntity(name: schema.name, keyKind: schema.keyKind, columns: described, rows: [])
     }
 
     mutating func run(in store: Store) throws {
@@ -246,7 +253,7 @@ struct EntityExport {
             changes.append(RowChange(key: key, causalLength: state.causalLength, versions: versions, values: changed))
         }
         pending.removeAll(keepingCapacity: true)
-        try writer.append(changes, of: entity)
+        try writer.take(changes, of: entity)
     }
 
     /// Puts back, in rows holding a stand-in, the values they claim: the stand-in is never

@@ -95,7 +95,7 @@ extension SyncEngine {
 
     /// The unique indexes of `entity` whose stand-ins an export must replace by the claimed
     /// values: nil when no row of it holds a stand-in.
-    private func claimsToShow(of entity: String, in snapshot: ReadTransaction) throws -> UniqueClaims? {
+    func claimsToShow(of entity: String, in snapshot: ReadTransaction) throws -> UniqueClaims? {
         guard recordsStandIns, let claims = uniqueClaims[entity] else { return nil }
         let records = try snapshot.fetch(SyncStandInRecord.query(in: store).where(\.entity == entity).limit(1))
         return records.isEmpty ? nil : claims
@@ -116,7 +116,9 @@ extension SyncEngine {
         let includesForgotten = isFull && !horizon.entries.isEmpty
         let writer = ChangeLogWriter(
             fileID: UUID(), source: site, lineage: lineage, since: peer, vector: sites.vector,
-            sites: sites.records.map(\.id), key: key, horizon: horizon)
+            sites: sites.records.map(\.id), key: key, horizon: horizon,
+            // A full export describes the whole synced content: it carries its digest.
+            digesting: isFull ? schemaDigest() : nil)
         // A peer that has every state up to some arrival gets the states written since,
         // read through the arrival index (a new peer, or one behind every checkpoint, all).
         var coveredArrival: Int64?

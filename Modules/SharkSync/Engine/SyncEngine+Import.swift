@@ -17,6 +17,10 @@ public struct SyncImportSummary: Sendable, Hashable {
     public var skippedEntities: [String] = []
     /// Columns of the file this store's entities do not have (yet), as `Entity.column`.
     public var skippedColumns: [String] = []
+    /// The sender's digest of its whole synced content when it wrote the file (only full
+    /// exports carry one): ``SyncEngine/compareDigest(after:)`` compares it with this
+    /// replica's.
+    public var senderDigest: SyncDigest?
 
     public init() {}
 }
@@ -120,8 +124,9 @@ extension SyncEngine {
         }
         var run = try ChangeLogImport(
             opened.header, expectedRows: opened.expectedRows, into: self, in: tx, takingEqual: false)
-        try opened.forEachFrame { entityIndex, rows in try run.apply(rows, ofEntity: entityIndex) }
-        let summary = try run.finish()
+        let digest = try opened.forEachFrame { entityIndex, rows in try run.apply(rows, ofEntity: entityIndex) }
+        var summary = try run.finish()
+        summary.senderDigest = digest
         try TombstoneHorizon.raise(to: opened.header.horizon, in: tx, of: self)
         return summary
     }
