@@ -37,6 +37,8 @@ enum SyncBench {
         /// An export of the last 100 changes (the first update and 99 more) since the vector
         /// from before them: what a peer that is almost up to date asks for.
         var recentExport: Duration
+        /// The receiver's digest compared with the one the file carried: a scan of every row.
+        var digest: Duration
     }
 
     static let commitSize = 1_000
@@ -116,11 +118,17 @@ enum SyncBench {
         guard summary.rowsApplied == changes, try SyncRow4.query(in: receiving).count() == changes else {
             throw BenchError.wrongResult("S: the import applied \(summary.rowsApplied) of \(changes) rows")
         }
+        start = ContinuousClock.now
+        let comparison = try receiver.compareDigest(after: summary)
+        let digest = ContinuousClock.now - start
+        guard comparison == .equal else {
+            throw BenchError.wrongResult("S: after a full import the digests compare \(comparison)")
+        }
         return Result(
             plainInsert: plainInsert, syncedInsert: syncedInsert, export: export, fileBytes: fileBytes,
             importTime: importTime, firstUpdate: firstUpdate, laterUpdate: laterUpdate,
             exportPeakBytes: exportPeakBytes,
-            importPeakBytes: importPeakBytes, recentExport: recentExport)
+            importPeakBytes: importPeakBytes, recentExport: recentExport, digest: digest)
     }
 }
 
@@ -153,6 +161,8 @@ struct SyncFigures: Codable {
     var importPeakMegabytes: Double?
     /// The export of the last 100 changes since the vector before them, in milliseconds.
     var recentExportMilliseconds: Double?
+    /// The receiver's digest, compared after the import: a scan of every row, in milliseconds.
+    var digestMilliseconds: Double?
 }
 
 extension SyncBench {
@@ -176,7 +186,8 @@ extension SyncBench {
                 laterUpdateMilliseconds: median(runs.map(\.laterUpdate.seconds)) * 1000,
                 exportPeakMegabytes: median(runs.map { Double($0.exportPeakBytes) / 1_048_576 }),
                 importPeakMegabytes: median(runs.map { Double($0.importPeakBytes) / 1_048_576 }),
-                recentExportMilliseconds: median(runs.map(\.recentExport.seconds)) * 1000)
+                recentExportMilliseconds: median(runs.map(\.recentExport.seconds)) * 1000,
+                digestMilliseconds: median(runs.map(\.digest.seconds)) * 1000)
         }
     }
 
@@ -197,6 +208,7 @@ extension SyncBench {
                 figure.exportPeakMegabytes.map { String(format: "%.1f", $0) } ?? "—",
                 figure.importPeakMegabytes.map { String(format: "%.1f", $0) } ?? "—",
                 figure.recentExportMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
+                figure.digestMilliseconds.map { String(format: "%.1f", $0) } ?? "—",
             ]
         }
         let header = [
@@ -204,6 +216,7 @@ extension SyncBench {
             "export (changes/s)", "import (ms)", "import vs plain inserts", "first update after (ms)",
             "a later update (ms)",
             "export peak heap (MB)", "import peak heap (MB)", "export of the last 100 changes (ms)",
+            "digest after import (ms)",
         ]
         return
             "S: \(changes) inserted rows (UUID key, a short string, two integers) in commits of \(commitSize); "

@@ -12,6 +12,11 @@ import Foundation
 /// ``FrameSpool`` (a temporary file past a few megabytes), then sealed and copied after the
 /// header. Memory stays a few frames' worth whatever the number of rows.
 ///
+/// Deflation (and a full export's digest, hashed beside it) runs behind the caller: while
+/// one group of frames is deflated on a queue of its own, the caller reads the store for the
+/// next, so reading and compressing overlap. One group at most is in flight (see
+/// ``Deflation``).
+///
 /// ```swift
 /// let writer = ChangeLogWriter(fileID: UUID(), source: site, lineage: "notes", since: peer,
 ///                              vector: vector, sites: knownSites, key: nil)
@@ -37,12 +42,11 @@ final class ChangeLogWriter {
     /// Rows of the current entity not yet in a run, and runs not yet deflated.
     private var current: [RowChange] = []
     private var runs: [(entityIndex: Int, rows: [RowChange])] = []
-    private let spool = FrameSpool()
+    /// The spooled frames and the digest so far, filled behind the caller.
+    private let deflation = Deflation()
     /// The synced schema's hash when the file carries a ``SyncDigest`` of the rows it holds
-    /// (a full export), and the sum of the live rows' hashes so far.
+    /// (a full export).
     private let digestSchema: [UInt8]?
-    private var digestSum = DigestSum()
-    private var digestRows = 0
     private var digesters: [Int: RowDigester] = [:]
     /// How many runs of ``ChangeLogFormat/rowsPerFrame`` rows are deflated at once.
     private static let runsAtOnce = 8
@@ -86,9 +90,6 @@ final class ChangeLogWriter {
         return Data(output.bytes)
     }
 
-    /// The rows' part of the file's digest so far: what ``SyncEngine/digest()`` compares.
-    var digest: (sum: DigestSum, rowCount: Int) { (digestSum, digestRows) }
-
     /// Adds rows of `entity` (its rows are not read: only its name, key kind and columns).
     /// The rows of one entity come together: once another entity's come, it takes no more.
     func append(_ rows: some Collection<RowChange>, of entity: ChangeLogEntity) throws(SyncError) {
@@ -116,10 +117,12 @@ final class ChangeLogWriter {
         current.reserveCapacity(ChangeLogFormat.rowsPerFrame)
     }
 
-    /// Deflates the pending runs, several at once, into the spool. A frame ends at 4096 rows
-    /// or once it holds 4 MiB, so that big rows still make frames any reader's limits accept
-    /// (a run of big rows makes several frames).
+    /// Hands the pending runs to the deflation queue, which deflates them several at once
+    /// into the spool while the caller goes on. A frame ends at 4096 rows or once it holds
+    /// 4 MiB, so that big rows still make frames any reader's limits accept (a run of big rows
+    /// makes several frames). Waits first for the group handed before (and throws its error).
     private func deflateRuns() throws(SyncError) {
+        guard !runs.isEmpty else { return }
         for run in runs { numberSites(of: run.rows) }
         if digestSchema != nil {
             for run in runs where digesters[run.entityIndex] == nil {
@@ -128,25 +131,30 @@ final class ChangeLogWriter {
         }
         let (runs, siteNumbers, digesters) = (self.runs, self.siteNumbers, self.digesters)
         self.runs = []
-        let deflated = try FrameParallelism.map(runs.count) { (index) throws(SyncError) in
-            let run = runs[index]
-            // The run's part of the digest, hashed beside its deflation.
-            var sum = DigestSum()
-            let live = digesters[run.entityIndex]?.add(run.rows, to: &sum) ?? 0
-            var frames: [(payloadLength: Int, deflated: [UInt8])] = []
-            var start = run.rows.startIndex
-            while start < run.rows.endIndex {
-                let (payload, end) = ChangeLogWriter.framePayload(
-                    entityIndex: run.entityIndex, rows: run.rows[start...], siteNumbers: siteNumbers)
-                frames.append((payload.count, try Zlib.compress(payload)))
-                start = end
+        try deflation.wait()
+        deflation.start { (spool) throws(SyncError) -> (DigestSum, Int) in
+            let deflated = try FrameParallelism.map(runs.count) { (index) throws(SyncError) in
+                let run = runs[index]
+                // The run's part of the digest, hashed beside its deflation.
+                var sum = DigestSum()
+                let live = digesters[run.entityIndex]?.add(run.rows, to: &sum) ?? 0
+                var frames: [(payloadLength: Int, deflated: [UInt8])] = []
+                var start = run.rows.startIndex
+                while start < run.rows.endIndex {
+                    let (payload, end) = ChangeLogWriter.framePayload(
+                        entityIndex: run.entityIndex, rows: run.rows[start...], siteNumbers: siteNumbers)
+                    frames.append((payload.count, try Zlib.compress(payload)))
+                    start = end
+                }
+                return (frames, sum, live)
             }
-            return (frames, sum, live)
-        }
-        for (frames, sum, live) in deflated {
-            for frame in frames { try spool.append(frame.deflated, payloadLength: frame.payloadLength) }
-            digestSum.add(sum)
-            digestRows += live
+            var total = (sum: DigestSum(), rows: 0)
+            for (frames, sum, live) in deflated {
+                for frame in frames { try spool.append(frame.deflated, payloadLength: frame.payloadLength) }
+                total.sum.add(sum)
+                total.rows += live
+            }
+            return total
         }
     }
 
@@ -169,10 +177,13 @@ final class ChangeLogWriter {
     func finish(to output: inout some ChangeLogOutput) throws(SyncError) {
         closeRun()
         try deflateRuns()
+        try deflation.wait()
+        let spool = deflation.spool
         if let digestSchema {
             // The digest's frame, last: sealed like the rows, never in clear.
             let payload = ChangeLogDigestFrame.payload(
-                entityCount: entities.count, schema: digestSchema, content: digestSum, rowCount: digestRows)
+                entityCount: entities.count, schema: digestSchema, content: deflation.digestSum,
+                rowCount: deflation.digestRows)
             try spool.append(try Zlib.compress(payload), payloadLength: payload.count)
         }
         let frameCount = spool.frames.count
@@ -320,6 +331,42 @@ final class ChangeLogWriter {
         payload.append(varint: end - rows.startIndex)
         payload.append(writer.bytes)
         return (payload.bytes, end)
+    }
+}
+
+/// The frames a ``ChangeLogWriter`` has deflated, and the digest of their rows, filled on a
+/// queue of their own while the writer's caller reads on. The hand-over is what makes sharing
+/// safe: the writer starts a group only after ``wait()`` returned (so one runs at a time), and
+/// reads the spool and the sums only after ``wait()`` too; the queue touches them only while
+/// a group runs.
+private final class Deflation: @unchecked Sendable {
+    let spool = FrameSpool()
+    private(set) var digestSum = DigestSum()
+    private(set) var digestRows = 0
+    private var failure: SyncError?
+    private let queue = DispatchQueue(label: "SharkSync.ChangeLogWriter.deflation")
+    private let group = DispatchGroup()
+
+    /// Runs `work` on the queue: it spools frames and returns the digest of their rows.
+    func start(_ work: @escaping @Sendable (FrameSpool) throws(SyncError) -> (DigestSum, Int)) {
+        group.enter()
+        queue.async { [self] in
+            defer { group.leave() }
+            guard failure == nil else { return }
+            do throws(SyncError) {
+                let (sum, rows) = try work(spool)
+                digestSum.add(sum)
+                digestRows += rows
+            } catch {
+                failure = error
+            }
+        }
+    }
+
+    /// Waits for the group in flight, if any; throws the first error a group met.
+    func wait() throws(SyncError) {
+        group.wait()
+        if let failure { throw failure }
     }
 }
 
