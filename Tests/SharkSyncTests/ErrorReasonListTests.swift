@@ -34,6 +34,7 @@ struct ErrorReasonListTests {
         #expect(listed(SyncError.KeyReason.self, under: "SyncError.KeyReason").isEmpty)
         #expect(listed(SyncError.MisuseReason.self, under: "SyncError.MisuseReason").isEmpty)
         #expect(listed(SyncError.InternalReason.self, under: "SyncError.InternalReason").isEmpty)
+        #expect(listed(SyncError.MergePolicyReason.self, under: "SyncError.MergePolicyReason").isEmpty)
     }
 
     @Test("damaged, oversized and mis-keyed change logs and misused engines throw their reasons")

@@ -1,5 +1,6 @@
 import Foundation
 import SharkORM
+import SharkSync
 
 @testable import SharkDriverConformance
 
@@ -158,4 +159,50 @@ final class SyncLabel {
         self.id = id
         self.color = color
     }
+}
+
+/// Columns that merge by policies: a counter, a maximum (a real) and a minimum (an integer),
+/// beside a plain last-writer-wins title.
+@Model
+final class SyncScore {
+    var id: String
+    var title: String = ""
+    var likes: Int = 0
+    var best: Double = 0
+    var lowest: Int = 1_000
+
+    init(id: String, title: String = "") {
+        self.id = id
+        self.title = title
+    }
+}
+
+extension SyncScore: SyncMerging {
+    static let mergePolicies: [MergePolicy<SyncScore>] = [.counter(\.likes), .maximum(\.best), .minimum(\.lowest)]
+}
+
+/// The same entity on a replica that declares no policy: its columns merge by
+/// last-writer-wins, so the others' counter and extremes are kept pending there.
+@Model(entity: "SyncScore")
+final class SyncScoreWithoutPolicies {
+    var id: String
+    var title: String = ""
+    var likes: Int = 0
+    var best: Double = 0
+    var lowest: Int = 1_000
+
+    init(id: String) { self.id = id }
+}
+
+/// Not syncable: a counter on an optional property.
+@Model
+final class SyncOptionalCounter {
+    var id: String
+    var likes: Int?
+
+    init(id: String) { self.id = id }
+}
+
+extension SyncOptionalCounter: SyncMerging {
+    static let mergePolicies: [MergePolicy<SyncOptionalCounter>] = [.counter(\.likes)]
 }

@@ -68,7 +68,8 @@ struct CommandFailure: Error {
                 self.init(error.description, exitCode: Self.noInput)
             case .file:
                 self.init(error.description, exitCode: Self.ioError)
-            case .notAChangeLog, .unsupportedFormatVersion, .corrupt, .tooLarge, .foreignLineage, .belowHorizon:
+            case .notAChangeLog, .unsupportedFormatVersion, .corrupt, .tooLarge, .foreignLineage, .belowHorizon,
+                .mergePolicy:
                 self.init(error.description, exitCode: Self.dataError)
             }
         case let error as CocoaError where error.code == .fileReadNoSuchFile:

@@ -15,11 +15,15 @@ final class ChangeCapture: TransactionObserver {
     let uniqueClaims: [String: UniqueClaims]
     /// The engine's batch filters (see `BatchFilterCache`).
     let filters: BatchFilterCache
+    /// The columns with a merge policy, by entity (see ``MergePolicy``).
+    let mergeRules: [String: [String: MergeRule]]
 
     init(
-        tables: [String: RowStateTable], uniqueClaims: [String: UniqueClaims], site: UUID, filters: BatchFilterCache,
+        tables: [String: RowStateTable], uniqueClaims: [String: UniqueClaims],
+        mergeRules: [String: [String: MergeRule]], site: UUID, filters: BatchFilterCache,
         now: @escaping @Sendable () -> UInt64
     ) {
+        self.mergeRules = mergeRules
         self.filters = filters
         self.uniqueClaims = uniqueClaims
         synced = Set(tables.keys)
@@ -74,6 +78,7 @@ final class ChangeCapture: TransactionObserver {
 
         for (entity, keys) in order.sorted(by: { $0.key < $1.key }) {
             let table = tables[entity]!
+            let rules = mergeRules[entity] ?? [:]
             let stored: [RowKey: Data]
             if rows[entity]!.isInsertsOnly {
                 // Rows only inserted: new to sync unless a key comes back from a removal (its
@@ -82,7 +87,8 @@ final class ChangeCapture: TransactionObserver {
                 // written without a look at the state table when the entity never had a
                 // tombstone. Fewer rows get state rows, each continuing the state its key may
                 // have (a row removed while no engine watched keeps its state).
-                let isBulk = keys.count >= RowStateTable.smallestBatch
+                // Rows with merge policies each keep their own totals: never one shared state.
+                let isBulk = keys.count >= RowStateTable.smallestBatch && rules.isEmpty
                 let mayReturn = try !isBulk || SyncEngine.mayHaveTombstones(entity, in: transaction)
                 stored = mayReturn ? try table.states(keys, in: store) : [:]
                 if stored.isEmpty, isBulk {
@@ -102,9 +108,14 @@ final class ChangeCapture: TransactionObserver {
             // The state of a row inserted here, new to sync: the same for every such row.
             var inserted: Data?
             let touched = rows[entity]!
+            // The values the transaction leaves in columns with merge policies, by key.
+            var policyRows: [RowKey: [Value]] = [:]
+            if !rules.isEmpty {
+                for row in try store.storedRows(of: table.entity, withKeys: keys) { policyRows[RowKey(row[0])] = row }
+            }
             for (position, key) in keys.enumerated() {
                 let storedState = stored[RowKey(key)]
-                if storedState == nil, touched.isOnlyInserted(at: position) {
+                if storedState == nil, rules.isEmpty, touched.isOnlyInserted(at: position) {
                     if inserted == nil { inserted = sites.encode(.inserted(stamp)) }
                     written.append((key, inserted!, true))
                     continue
@@ -130,8 +141,13 @@ final class ChangeCapture: TransactionObserver {
                         continue
                     }
                 }
-                guard let state else { continue }
+                guard var state else { continue }
                 if !state.exists { removes = true }
+                if !rules.isEmpty, state.exists, let row = policyRows[RowKey(key)] {
+                    try PolicyCapture.record(
+                        row, of: table.entity, rules: rules, changes: touched.changes(at: position), stamp: stamp,
+                        into: &state)
+                }
                 written.append((key, sites.encode(state), storedState == nil))
             }
             if removes { try SyncEngine.noteTombstones(of: entity, in: transaction) }

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(SharkReplication) import SharkORM
 
 /// When, where and in which incarnation of its row a column's value was written: what
 /// per-column last-writer-wins compares.
@@ -40,6 +41,12 @@ struct RowState: Hashable, Sendable {
     var causalLength: UInt64
     var base: ColumnVersion
     var overrides: [String: ColumnVersion] = [:]
+    /// The totals of each ``MergePolicy/counter(_:)`` column, one per site that added to it
+    /// in this incarnation of the row (see ``CounterEntry``).
+    var counters: [String: [CounterEntry]] = [:]
+    /// The value of each ``MergePolicy/maximum(_:)`` or ``MergePolicy/minimum(_:)`` column
+    /// as sync last settled it: what a local write may not lower (or raise).
+    var registers: [String: Value] = [:]
 
     var exists: Bool { causalLength % 2 == 1 }
 
@@ -51,7 +58,11 @@ struct RowState: Hashable, Sendable {
     /// A local insert (or an upsert, or a re-insertion after a removal): every column written
     /// at `stamp`, in a new incarnation when the row was removed.
     mutating func recordInsert(_ stamp: TransactionStamp) {
-        if !exists { causalLength += 1 }
+        if !exists {
+            causalLength += 1
+            counters = [:]
+            registers = [:]
+        }
         base = stamp.version(causalLength: causalLength)
         overrides = [:]
     }
@@ -72,6 +83,8 @@ struct RowState: Hashable, Sendable {
         if exists { causalLength += 1 }
         base = stamp.version(causalLength: causalLength)
         overrides = [:]
+        counters = [:]
+        registers = [:]
     }
 
     static func inserted(_ stamp: TransactionStamp) -> RowState {

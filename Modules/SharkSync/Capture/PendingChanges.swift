@@ -30,6 +30,9 @@ struct PendingRow: Sendable {
     var causalLength: UInt64
     var removal: ColumnVersion?
     var values: [String: (version: ColumnVersion, value: Value)] = [:]
+    /// The merge rule each kept value was written under, where it is not last-writer-wins:
+    /// a value waits for a column of the same rule here (see ``MergePolicy``).
+    var rules: [String: MergeRule] = [:]
 
     /// Takes in another change of the same row: the higher causal length, each column's winner.
     mutating func merge(_ other: PendingRow) {
@@ -38,6 +41,7 @@ struct PendingRow: Sendable {
         for (column, incoming) in other.values {
             if let mine = values[column], !incoming.version.wins(over: mine.version) { continue }
             values[column] = incoming
+            rules[column] = other.rules[column]
         }
     }
 
@@ -76,6 +80,14 @@ struct PendingRow: Sendable {
             append(entry.version)
             writer.append(value: entry.value)
         }
+        // Only when some value has a rule: records kept before rules existed end here.
+        let ruled = rules.filter { values[$0.key] != nil && $0.value != .lastWriterWins }
+        guard !ruled.isEmpty else { return Data(writer.bytes) }
+        writer.append(varint: ruled.count)
+        for (column, rule) in ruled.sorted(by: { $0.key < $1.key }) {
+            writer.append(string: column)
+            writer.append(string: rule.rawValue)
+        }
         return Data(writer.bytes)
     }
 
@@ -98,14 +110,28 @@ struct PendingRow: Sendable {
             let columnVersion = try version()
             values[column] = (columnVersion, try reader.value())
         }
+        guard !reader.isAtEnd else { return }
+        for _ in 0..<(try reader.count(limit: reader.remaining)) {
+            let column = try reader.string()
+            // A rule this release does not know stays unknown: the value never fits here.
+            let name = try reader.string()
+            guard let rule = MergeRule(rawValue: name) else {
+                throw reader.corrupt("pending values name an unknown merge rule \(name)", kind: .damagedMetadata)
+            }
+            rules[column] = rule
+        }
     }
 
-    /// The part of `row` (whose columns are named `names`) at the columns `keep` selects.
-    init(_ row: RowChange, names: [String], keeping keep: (Int) -> Bool) {
+    /// The part of `row` (whose columns are named `names`, merged by `columnRules`) at the
+    /// columns `keep` selects.
+    init(_ row: RowChange, names: [String], columnRules: [MergeRule], keeping keep: (Int) -> Bool) {
         causalLength = row.causalLength
         removal = row.isRemoval ? row.versions[0] : nil
         for change in row.values where keep(change.column) {
             values[names[change.column]] = (row.versions[change.version], change.value)
+            if columnRules[change.column] != .lastWriterWins {
+                rules[names[change.column]] = columnRules[change.column]
+            }
         }
     }
 }
@@ -150,19 +176,28 @@ extension SyncEngine {
             var kept: [SyncPendingRecord] = []
             for (name, rows) in byEntity.sorted(by: { $0.key < $1.key }) {
                 let schema = tables[name]!.entity
-                let columns = schema.columns.dropFirst().map { ChangeLogColumn(name: $0.name, type: $0.type) }
+                let rules = mergeRules[name] ?? [:]
+                let columns = schema.columns.dropFirst().map {
+                    ChangeLogColumn(name: $0.name, type: $0.type, rule: rules[$0.name] ?? .lastWriterWins)
+                }
                 let names = columns.map(\.name)
                 var changes: [RowChange] = []
                 for (record, key, row) in rows {
-                    // What still does not fit (a column not here, or of another storage class) stays kept.
+                    // What still does not fit (a column not here, of another storage class, or
+                    // merged by another rule) stays kept.
                     func fits(_ column: String, _ value: Value) -> Bool {
-                        schema.columns.dropFirst().contains { $0.name == column && $0.fitting(value) != nil }
+                        let rule = row.rules[column] ?? .lastWriterWins
+                        guard rule == (rules[column] ?? .lastWriterWins) else { return false }
+                        // A counter's totals, decoded when merged.
+                        if rule == .counter { return schema.columns.dropFirst().contains { $0.name == column } }
+                        return schema.columns.dropFirst().contains { $0.name == column && $0.fitting(value) != nil }
                     }
                     var applicable = row
                     applicable.values = row.values.filter { fits($0.key, $0.value.value) }
                     changes.append(applicable.rowChange(key: key, columns: names))
                     var rest = row
                     rest.values = row.values.filter { !fits($0.key, $0.value.value) }
+                    rest.rules = row.rules.filter { rest.values[$0.key] != nil }
                     if rest.values.isEmpty {
                         finished.append(record)
                     } else {

@@ -60,6 +60,24 @@ struct SiteTable {
             writer.append(string: column)
             append(version, to: &writer)
         }
+        // Merge policies' state, only when there is some: states of other columns stay as
+        // they were written before policies existed.
+        guard !state.counters.isEmpty || !state.registers.isEmpty else { return Data(writer.bytes) }
+        writer.append(varint: state.counters.count)
+        for (column, entries) in state.counters.sorted(by: { $0.key < $1.key }) {
+            writer.append(string: column)
+            writer.append(varint: entries.count)
+            for entry in entries {
+                writer.append(varint: number(of: entry.site))
+                writer.append(zigzag: entry.total)
+                writer.append(varint: entry.sequence)
+            }
+        }
+        writer.append(varint: state.registers.count)
+        for (column, value) in state.registers.sorted(by: { $0.key < $1.key }) {
+            writer.append(string: column)
+            writer.append(value: value)
+        }
         return Data(writer.bytes)
     }
 
@@ -79,6 +97,20 @@ struct SiteTable {
         for _ in 0..<count {
             let column = try reader.string()
             state.overrides[column] = try version(from: &reader)
+        }
+        guard !reader.isAtEnd else { return state }
+        for _ in 0..<(try reader.count(limit: reader.remaining)) {
+            let column = try reader.string()
+            var entries: [CounterEntry] = []
+            for _ in 0..<(try reader.count(limit: reader.remaining)) {
+                let site = try site(number: try reader.count(limit: Int.max))
+                entries.append(CounterEntry(site: site, total: try reader.zigzag(), sequence: try reader.varint()))
+            }
+            state.counters[column] = entries
+        }
+        for _ in 0..<(try reader.count(limit: reader.remaining)) {
+            let column = try reader.string()
+            state.registers[column] = try reader.value()
         }
         return state
     }

@@ -40,6 +40,8 @@ struct ChangeLogColumn: Sendable, Hashable {
     /// What its values mean (a Date's real, a UUID's 16 bytes): the column's own logical
     /// type, or for a relationship its target key's. Written under flags bit 1.
     var logicalType: LogicalType? = nil
+    /// How its values merge (flags bit 3; last-writer-wins when the file does not say).
+    var rule: MergeRule = .lastWriterWins
 }
 
 /// One row's latest state beyond what the receiver has: its causal length, and the value of

@@ -90,7 +90,9 @@ public struct ChangeLogContents: Sendable {
             name = entity.name
             keyKind = entity.keyKind
             columns = entity.columns.map {
-                Column(name: $0.name, type: $0.type, previousNames: $0.previousNames, logicalType: $0.logicalType)
+                Column(
+                    name: $0.name, type: $0.type, previousNames: $0.previousNames, logicalType: $0.logicalType,
+                    mergeRule: $0.rule.rawValue)
             }
             rows = entity.rows.map { row in
                 Row(
@@ -115,6 +117,9 @@ public struct ChangeLogContents: Sendable {
         /// What its values mean (`.date` for a Date's seconds, `.uuid` for 16 bytes; for a
         /// relationship, its target key's), when the file says (``carriesLogicalTypes``).
         public var logicalType: LogicalType?
+        /// How its values merge (flags bit 3): `counter`, `maximum`, `minimum`, or empty for
+        /// last-writer-wins. A counter's values are its per-site totals (docs/sync-format.md).
+        public var mergeRule: String
     }
 
     /// One row's state beyond what the receiver had: the value of each column changed since,

@@ -25,6 +25,7 @@ enum ChangeLogFormat {
     {
         if !horizon.entries.isEmpty { return horizonVersion }
         if carriesDigest { return digestVersion }
+        if entities.contains(where: { $0.columns.contains { $0.rule != .lastWriterWins } }) { return digestVersion }
         return entities.contains { $0.keyKind == .autoIncrement } ? integerKeysVersion : 1
     }
 
@@ -60,8 +61,13 @@ enum ChangeLogFormat {
     /// Flags bit 2 (version 2): the last frame holds a ``SyncDigest`` of the sender's synced
     /// content (``ChangeLogDigestFrame``), not rows. Only full exports carry one.
     static let digestFlag: UInt16 = 1 << 2
+    /// Flags bit 3 (version 2): each column of the header carries its merge rule after its
+    /// logical type (see ``MergePolicy``); set when some column has one. A reader that
+    /// predates it refuses the file (an unknown flag), never merging by last-writer-wins what
+    /// is a counter.
+    static let mergeRulesFlag: UInt16 = 1 << 3
     /// The flags this library reads.
-    static let knownFlags = encryptedFlag | logicalTypesFlag | digestFlag
+    static let knownFlags = encryptedFlag | logicalTypesFlag | digestFlag | mergeRulesFlag
     /// Rows per frame: frames stay small enough to check and inflate one at a time.
     static let rowsPerFrame = 4096
     /// Bytes after which a frame takes no more rows: far below the readers' default limit.

@@ -87,11 +87,13 @@ enum ChangeLogReader {
         }
 
         let carriesDigest = flags & ChangeLogFormat.digestFlag != 0
-        guard !carriesDigest || version >= ChangeLogFormat.digestVersion else {
-            throw .corrupt(.unknownFlags, "a digest flag in a file of version \(version)")
+        let carriesRules = flags & ChangeLogFormat.mergeRulesFlag != 0
+        guard (!carriesDigest && !carriesRules) || version >= ChangeLogFormat.digestVersion else {
+            throw .corrupt(.unknownFlags, "flags \(flags) in a file of version \(version)")
         }
         var partial = try header(
-            headerBytes, version: version, logicalTypes: flags & ChangeLogFormat.logicalTypesFlag != 0)
+            headerBytes, version: version, logicalTypes: flags & ChangeLogFormat.logicalTypesFlag != 0,
+            rules: carriesRules)
         partial.carriesDigest = carriesDigest
         guard !carriesDigest || partial.frameCount > 0 else {
             throw .corrupt(.frameCountMismatch, "the file says it carries a digest, yet has no frame")
@@ -163,8 +165,8 @@ enum ChangeLogReader {
     }
 
     /// The log the header describes, frames still to read.
-    fileprivate static func header(_ bytes: [UInt8], version: UInt16, logicalTypes: Bool) throws(SyncError)
-        -> PartialLog
+    fileprivate static func header(_ bytes: [UInt8], version: UInt16, logicalTypes: Bool, rules: Bool)
+        throws(SyncError) -> PartialLog
     {
         var reader = ByteReader(bytes, context: "header")
         let fileID = try reader.uuid()
@@ -196,6 +198,7 @@ enum ChangeLogReader {
         var expectedRows: [Int] = []
         for _ in 0..<entityCount {
             let name = try reader.string()
+            let entityName = name
             guard !entities.contains(where: { $0.name == name }) else {
                 throw reader.corrupt("the entity \(name) is listed twice")
             }
@@ -212,8 +215,22 @@ enum ChangeLogReader {
                 // A name this library does not know (a later one's) reads as none: values
                 // still read by their storage class.
                 let logicalType = logicalTypes ? LogicalType(rawValue: try reader.string()) : nil
+                var rule = MergeRule.lastWriterWins
+                if rules {
+                    let name = try reader.string()
+                    // A rule this library does not know cannot be merged by another.
+                    guard let known = MergeRule(rawValue: name) else {
+                        throw reader.corrupt(
+                            "column \(column) of \(entityName) has a merge rule this library does not know: \(name)")
+                    }
+                    guard known != .counter || type == .integer else {
+                        throw reader.corrupt("the counter \(column) of \(entityName) is not an integer column")
+                    }
+                    rule = known
+                }
                 columns.append(
-                    ChangeLogColumn(name: column, type: type, previousNames: previousNames, logicalType: logicalType))
+                    ChangeLogColumn(
+                        name: column, type: type, previousNames: previousNames, logicalType: logicalType, rule: rule))
             }
             expectedRows.append(try reader.count(limit: Int(Int32.max)))
             entities.append(ChangeLogEntity(name: name, keyKind: keyKind, columns: columns, rows: []))

@@ -205,6 +205,7 @@ final class ChangeLogWriter {
                 header.append(varint: min(vector[site], ChangeLogFormat.maximumCounter))
             }
         }
+        let carriesRules = entities.contains { $0.entity.columns.contains { $0.rule != .lastWriterWins } }
         header.append(varint: entities.count)
         for (entity, rowCount) in entities {
             header.append(string: entity.name)
@@ -216,6 +217,7 @@ final class ChangeLogWriter {
                 header.append(varint: column.previousNames.count)
                 for name in column.previousNames { header.append(string: name) }
                 if includesLogicalTypes { header.append(string: column.logicalType?.rawValue ?? "") }
+                if carriesRules { header.append(string: column.rule.rawValue) }
             }
             header.append(varint: rowCount)
         }
@@ -228,7 +230,8 @@ final class ChangeLogWriter {
         start.append(
             uint16: (key == nil ? 0 : ChangeLogFormat.encryptedFlag)
                 | (includesLogicalTypes ? ChangeLogFormat.logicalTypesFlag : 0)
-                | (digestSchema != nil ? ChangeLogFormat.digestFlag : 0))
+                | (digestSchema != nil ? ChangeLogFormat.digestFlag : 0)
+                | (carriesRules ? ChangeLogFormat.mergeRulesFlag : 0))
         start.append(uint32: UInt32(header.bytes.count))
         start.append(header.bytes)
         start.append(uint32: Zlib.crc32(header.bytes))

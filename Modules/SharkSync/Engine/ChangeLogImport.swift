@@ -75,7 +75,7 @@ struct ChangeLogImport {
             if started[entityIndex] == nil {
                 summary.skippedEntities.append(entity.name)
                 started[entityIndex] = EntityStart(
-                    mapping: ColumnMapping(entity, in: nil), isFirst: false, foldedWhole: false)
+                    mapping: ColumnMapping(entity, in: nil, rules: [:]), isFirst: false, foldedWhole: false)
             }
             try keepUnsynced(entity)
             return
@@ -95,7 +95,9 @@ struct ChangeLogImport {
         // moves only its keys out of them (see `foldBatches(holding:at:in:)`).
         let foldsWhole = !isFirst && expectedRows[index] > ChangeLogFormat.rowsPerFrame
         if foldsWhole { _ = try tx.writingBookkeeping { try table.foldBatches(at: arrival, in: tx) } }
-        return EntityStart(mapping: ColumnMapping(entity, in: table.entity), isFirst: isFirst, foldedWhole: foldsWhole)
+        return EntityStart(
+            mapping: ColumnMapping(entity, in: table.entity, rules: engine.mergeRules[table.entity.name] ?? [:]),
+            isFirst: isFirst, foldedWhole: foldsWhole)
     }
 
     /// Claims the source's vector where the file was complete, writes the sites, and tells
@@ -120,7 +122,9 @@ struct ChangeLogImport {
         for row in entity.rows { for version in row.versions { incomplete.insert(version.site) } }
         let names = entity.columns.map(\.name)
         try engine.keepPending(
-            entity.rows.map { ($0.key, PendingRow($0, names: names, keeping: { _ in true })) },
+            entity.rows.map {
+                ($0.key, PendingRow($0, names: names, columnRules: entity.columns.map(\.rule), keeping: { _ in true }))
+            },
             entity: entity.name, in: tx)
     }
 
@@ -131,16 +135,22 @@ struct ChangeLogImport {
         /// Each of the file's columns' position in this store's rows (nil: not here).
         let positions: [Int?]
         let columns: [ColumnSchema?]
+        /// Whether each of the file's columns is a counter here: its values are totals, not
+        /// values of the column's storage class.
+        let isCounter: [Bool]
         /// The names of this store's columns, the key left out.
         let here: Set<String>
 
-        /// `schema` nil: an entity this store does not sync (its columns are nowhere here).
-        init(_ entity: ChangeLogEntity, in schema: EntitySchema?) {
+        /// `schema` nil: an entity this store does not sync (its columns are nowhere here). A
+        /// column whose merge rule here (`rules`) is not the file's is nowhere here either: its
+        /// values are kept, never merged by another rule (a policy change is a new column).
+        init(_ entity: ChangeLogEntity, in schema: EntitySchema?, rules: [String: MergeRule]) {
             guard let schema else {
                 here = []
                 names = entity.columns.map(\.name)
                 positions = names.map { _ in nil }
                 columns = positions.map { _ in nil }
+                isCounter = positions.map { _ in false }
                 return
             }
             here = Set(schema.columns.dropFirst().map(\.name))
@@ -150,7 +160,11 @@ struct ChangeLogImport {
             }
             self.names = names
             self.positions = positions
-            columns = positions.map { $0.map { schema.columns[$0] } }
+            columns = zip(positions, zip(names, entity.columns)).map { position, column in
+                guard let position, (rules[column.0] ?? .lastWriterWins) == column.1.rule else { return nil }
+                return schema.columns[position]
+            }
+            isCounter = zip(columns, entity.columns).map { $0 != nil && $1.rule == .counter }
         }
     }
 
@@ -170,6 +184,8 @@ struct ChangeLogImport {
         for (index, row) in entity.rows.enumerated() {
             // Most rows fit as they are: they are used without a copy.
             let fitsAsItIs = row.values.allSatisfy { change in
+                // A counter's totals: decoded when merged.
+                if mapping.isCounter[change.column] { return true }
                 // Spelled out: `storageType` is nil for NULL, so a NULL that does not fit
                 // (nil) must not compare equal to a NULL as it is.
                 guard let fitted = mapping.columns[change.column]?.fitting(change.value) else { return false }
@@ -184,7 +200,9 @@ struct ChangeLogImport {
             usable.values.removeAll(keepingCapacity: true)
             var keptColumns = Set<Int>()
             for change in row.values {
-                if let column = mapping.columns[change.column], let value = column.fitting(change.value) {
+                if mapping.isCounter[change.column] {
+                    usable.values.append(change)
+                } else if let column = mapping.columns[change.column], let value = column.fitting(change.value) {
                     usable.values.append(ColumnChange(column: change.column, version: change.version, value: value))
                 } else {
                     keptColumns.insert(change.column)
@@ -193,7 +211,13 @@ struct ChangeLogImport {
             }
             if !keptColumns.isEmpty {
                 skipped.formUnion(keptColumns)
-                kept.append((row.key, PendingRow(row, names: mapping.names, keeping: keptColumns.contains)))
+                kept.append(
+                    (
+                        row.key,
+                        PendingRow(
+                            row, names: mapping.names, columnRules: entity.columns.map(\.rule),
+                            keeping: keptColumns.contains)
+                    ))
             }
             adjusted?.append(usable)
         }
@@ -229,14 +253,15 @@ struct ChangeLogImport {
         }
 
         let merger = ImportedRows(
-            schema: schema, names: mapping.names, positions: mapping.positions, here: mapping.here)
+            schema: schema, names: mapping.names, positions: mapping.positions, here: mapping.here,
+            rules: engine.mergeRules[schema.name] ?? [:])
         var writer = ImportedRowWriter(schema: schema, expectedRows: applicable.count)
         var rowOf: [RowKey: Int]? = RowKey.areDistinct(applicable.lazy.map(\.key)) ? nil : [:]
         var held: [ImportedRow] = []
         for row in applicable {
             let rowKey = rowOf == nil && isFirst ? nil : RowKey(row.key)
             if let rowKey, let index = rowOf?[rowKey] {
-                if merger.merge(row, into: &held[index], takingEqual: takingEqual) {
+                if try merger.merge(row, into: &held[index], takingEqual: takingEqual) {
                     summary.rowsApplied += 1
                 } else {
                     summary.rowsUnchanged += 1
@@ -247,7 +272,8 @@ struct ChangeLogImport {
             var storedState: RowState?
             if let rowKey, let data = stored[rowKey] { storedState = try table.decode(data, sites: sites) }
             guard
-                var imported = merger.row(row, storedState: storedState, isPresent: isPresent, takingEqual: takingEqual)
+                var imported = try merger.row(
+                    row, storedState: storedState, isPresent: isPresent, takingEqual: takingEqual)
             else {
                 summary.rowsUnchanged += 1
                 continue

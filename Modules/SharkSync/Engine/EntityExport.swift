@@ -37,6 +37,9 @@ struct EntityExport {
     /// The non-key columns' names, and all their positions (shared by rows sent whole).
     private let columns: [String]
     private let everyColumn: [Int]
+    /// The positions of the counter columns (see ``MergePolicy/counter(_:)``), whose values
+    /// travel as their totals.
+    private let counterColumns: [Int]
     /// Rows to send: each row's key, state, and the columns (positions among the non-key
     /// columns) the peer lacks.
     private var pending: [(key: Value, state: RowState, columns: [Int])] = []
@@ -49,7 +52,8 @@ struct EntityExport {
 
     init(
         table: RowStateTable, schemas: [String: EntitySchema], peer: VersionVector, coveredArrival: Int64?,
-        sites: SiteTable, writer: any ExportedRowSink, includesForgotten: Bool = false, claims: UniqueClaims? = nil
+        sites: SiteTable, writer: any ExportedRowSink, includesForgotten: Bool = false, claims: UniqueClaims? = nil,
+        rules: [String: MergeRule] = [:]
     ) {
         self.table = table
         self.claims = claims
@@ -62,19 +66,23 @@ struct EntityExport {
         self.schema = schema
         columns = schema.columns.dropFirst().map(\.name)
         everyColumn = Array(columns.indices)
-        entity = Self.describe(table, schemas: schemas)
+        let names = columns
+        counterColumns = names.indices.filter { rules[names[$0]] == .counter }
+        entity = Self.describe(table, schemas: schemas, rules: rules)
     }
 
     /// The entity as a change log describes it: its key kind and non-key columns, with their
     /// storage classes and logical types.
-    static func describe(_ table: RowStateTable, schemas: [String: EntitySchema]) -> ChangeLogEntity {
+    static func describe(_ table: RowStateTable, schemas: [String: EntitySchema], rules: [String: MergeRule])
+        -> ChangeLogEntity
+    {
         let schema = schemas[table.entity.name] ?? table.entity
         let described = schema.columns.dropFirst().map { column in
             // A relationship's values are its target's keys: it shows as that key does.
             let target = column.relationship.flatMap { schemas[$0.target]?.key.logicalType }
             return ChangeLogColumn(
                 name: column.name, type: column.type, previousNames: column.previousNames ?? [],
-                logicalType: column.logicalType ?? target)
+                logicalType: column.logicalType ?? target, rule: rules[column.name] ?? .lastWriterWins)
         }
         return ChangeLogEntity(name: schema.name, keyKind: schema.keyKind, columns: described, rows: [])
     }
@@ -204,6 +212,17 @@ struct EntityExport {
             if lastBaseMissing || (includesForgotten && state.base.site == RowMerge.unknown.site) {
                 pending.append((key, state, []))
             }
+        } else if !state.counters.isEmpty {
+            // A counter's column version is its latest total's; the peer may lack another
+            // site's earlier one, so each total is looked at.
+            let missing = everyColumn.filter { column in
+                if let entries = state.counters[columns[column]] {
+                    return entries.contains { !peer.covers(site: $0.site, sequence: $0.sequence) }
+                }
+                let version = state.version(of: columns[column])
+                return !peer.covers(site: version.site, sequence: version.sequence)
+            }
+            if !missing.isEmpty { pending.append((key, state, missing)) }
         } else if state.overrides.isEmpty {
             if lastBaseMissing { pending.append((key, state, everyColumn)) }
         } else {
@@ -248,7 +267,11 @@ struct EntityExport {
                         if index == versions.count { versions.append(version) }
                     }
                 }
-                changed.append(ColumnChange(column: column, version: index, value: values[column + 1]))
+                var value = values[column + 1]
+                if !counterColumns.isEmpty, counterColumns.contains(column) {
+                    value = CounterEntries.encode(state.counters[columns[column]] ?? [])
+                }
+                changed.append(ColumnChange(column: column, version: index, value: value))
             }
             changes.append(RowChange(key: key, causalLength: state.causalLength, versions: versions, values: changed))
         }

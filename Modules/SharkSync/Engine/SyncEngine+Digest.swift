@@ -74,7 +74,7 @@ extension SyncEngine {
         for name in tables.keys.sorted() {
             var export = EntityExport(
                 table: tables[name]!, schemas: schemas, peer: VersionVector(), coveredArrival: nil, sites: sites,
-                writer: scan, claims: try claimsToShow(of: name, in: snapshot))
+                writer: scan, claims: try claimsToShow(of: name, in: snapshot), rules: mergeRules[name] ?? [:])
             try export.run(in: store)
         }
         return SyncDigest(
@@ -87,20 +87,22 @@ extension SyncEngine {
     /// ```
     /// varint   entity count, then per entity in the byte order of their names:
     ///          string name · string key kind · varint column count ·
-    ///          per column in the byte order of their names: string name · byte storage class
+    ///          per column in the byte order of their names: string name · byte storage class ·
+    ///          string merge rule ("" for last-writer-wins)
     /// ```
     func schemaDigest() -> [UInt8] {
         var writer = ByteWriter()
         let names = tables.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         writer.append(varint: names.count)
         for name in names {
-            let entity = EntityExport.describe(tables[name]!, schemas: schemas)
+            let entity = EntityExport.describe(tables[name]!, schemas: schemas, rules: mergeRules[name] ?? [:])
             writer.append(string: entity.name)
             writer.append(string: ChangeLogFormat.name(of: entity.keyKind))
             writer.append(varint: entity.columns.count)
             for column in entity.columns.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
                 writer.append(string: column.name)
                 writer.append(byte: column.type.changeLogCode)
+                writer.append(string: column.rule.rawValue)
             }
         }
         return Array(SHA256.hash(data: writer.bytes))

@@ -129,7 +129,7 @@ extension SyncEngine {
             var export = EntityExport(
                 table: tables[name]!, schemas: schemas, peer: peer, coveredArrival: coveredArrival, sites: sites,
                 writer: writer, includesForgotten: includesForgotten,
-                claims: try claimsToShow(of: name, in: snapshot))
+                claims: try claimsToShow(of: name, in: snapshot), rules: mergeRules[name] ?? [:])
             try export.run(in: store)
         }
         try writer.finish(to: &output)

@@ -42,6 +42,9 @@ public final class SyncEngine: Sendable {
     let recordsHorizon: Bool
     /// The unique indexes sync keeps, by entity name (see ``UniqueClaims``).
     let uniqueClaims: [String: UniqueClaims]
+    /// The columns that merge by a policy other than last-writer-wins (``MergePolicy``), by
+    /// entity then column: declared by the models, or as the store recorded them.
+    let mergeRules: [String: [String: MergeRule]]
     /// Whether the store has a stand-in table (see ``SyncStandInRecord``): always, but on a
     /// read-only store that synced before unique indexes could.
     let recordsStandIns: Bool
@@ -65,14 +68,20 @@ public final class SyncEngine: Sendable {
     ) throws {
         guard !lineage.isEmpty else { throw SyncError.misuse(.emptyLineage, "a sync lineage needs a name") }
         var schemas: [EntitySchema] = []
+        var rules: [String: [String: MergeRule]] = [:]
         for model in models {
             let schema = try store.prepare(model)
             try Self.check(schema)
             if !schemas.contains(where: { $0.name == schema.name }) { schemas.append(schema) }
+            if let merging = model as? any SyncMerging.Type {
+                let declared = try merging.mergeRules()
+                try Self.checkRules(declared, of: schema)
+                if !declared.isEmpty { rules[schema.name] = declared }
+            }
         }
         try Self.checkReferences(schemas)
         try Self.checkIntegerKeys(schemas, of: store, options: options)
-        try self.init(store: store, lineage: lineage, schemas: schemas, options: options)
+        try self.init(store: store, lineage: lineage, schemas: schemas, options: options, rules: rules)
     }
 
     /// Opens sync on a store where it was enabled before, from what the store recorded alone:
@@ -96,14 +105,19 @@ public final class SyncEngine: Sendable {
             throw SyncError.misuse(.noLocalSite, "this store's sync metadata has no local site")
         }
         let synced = recorded.filter { names.contains(RowStateTable.prefix + $0.name) }
-        try self.init(store: store, lineage: lineage, schemas: synced, options: options)
+        try self.init(store: store, lineage: lineage, schemas: synced, options: options, rules: nil)
     }
 
     /// On a read-only store (`.sqlite(path:readOnly: true)`) nothing is written: the engine
     /// exports and reports its vector from the metadata as it is, and refuses to open when that
     /// metadata would first need bringing up to date (a migration added columns since it last
     /// opened writable). Importing into it fails with `SharkError.readOnly`.
-    private init(store: Store, lineage: String, schemas: [EntitySchema], options: SyncOptions) throws {
+    ///
+    /// `rules` nil: the merge rules the store recorded (an engine opened without models).
+    private init(
+        store: Store, lineage: String, schemas: [EntitySchema], options: SyncOptions,
+        rules: [String: [String: MergeRule]]?
+    ) throws {
         // State tables as recorded: one without arrivals (written before them) gets the column
         // now on a writable store, and is read as it is on a read-only one.
         let recorded = Dictionary(
@@ -141,8 +155,11 @@ public final class SyncEngine: Sendable {
         var uniqueClaims: [String: UniqueClaims] = [:]
         for schema in schemas { uniqueClaims[schema.name] = try UniqueClaims.plan(for: schema) }
         self.uniqueClaims = uniqueClaims
+        let mergeRules = try rules ?? Self.recordedRules(in: store).filter { tables[$0.key] != nil }
+        self.mergeRules = mergeRules
         capture = ChangeCapture(
-            tables: tables, uniqueClaims: uniqueClaims, site: site, filters: filters, now: options.now)
+            tables: tables, uniqueClaims: uniqueClaims, mergeRules: mergeRules, site: site, filters: filters,
+            now: options.now)
         if store.isReadOnly {
             guard try stateColumnsAreCurrent() else {
                 throw SyncError.misuse(
@@ -201,6 +218,32 @@ public final class SyncEngine: Sendable {
 
     private static func check(_ schema: EntitySchema) throws {
         _ = try UniqueClaims.plan(for: schema)
+    }
+
+    /// A merge policy needs a column whose values it can merge: a non-optional integer for a
+    /// counter, a non-optional number for a maximum or minimum; never a relationship, nor a
+    /// column of a unique index (whose stand-ins are no values to merge).
+    private static func checkRules(_ rules: [String: MergeRule], of schema: EntitySchema) throws {
+        for (name, rule) in rules.sorted(by: { $0.key < $1.key }) {
+            guard let column = schema.columns.dropFirst().first(where: { $0.name == name }) else { continue }
+            let fits: Bool
+            switch rule {
+            case .counter: fits = column.type == .integer && !column.isNullable
+            case .maximum, .minimum: fits = (column.type == .integer || column.type == .real) && !column.isNullable
+            case .lastWriterWins: fits = true
+            }
+            guard fits, column.relationship == nil else {
+                throw SyncError.unsupportedModel(
+                    entity: schema.name,
+                    reason: rule == .counter
+                        ? "the counter \(name) must be a non-optional integer property"
+                        : "the \(rule.rawValue) \(name) must be a non-optional number (or Date) property")
+            }
+            if schema.indexes.contains(where: { $0.isUnique && $0.columns.contains(name) }) {
+                throw SyncError.unsupportedModel(
+                    entity: schema.name, reason: "\(name) is in a unique index: it cannot also have a merge policy")
+            }
+        }
     }
 
     /// A relationship travels as its target's key: a target that is not synced would leave

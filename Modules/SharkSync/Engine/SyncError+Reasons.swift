@@ -3,6 +3,16 @@ import SharkORM
 /// The typed reasons of the ``SyncError`` cases whose payload is an `ErrorDetail`: what a
 /// caller matches on. docs/errors.md lists each with when it is thrown.
 extension SyncError {
+    /// Which merge policy a write or a file breaks (``mergePolicy(_:)``; see ``MergePolicy``).
+    public enum MergePolicyReason: String, Sendable, Hashable, CaseIterable {
+        /// A local write would lower a ``MergePolicy/maximum(_:)`` column.
+        case lowersMaximum
+        /// A local write would raise a ``MergePolicy/minimum(_:)`` column.
+        case raisesMinimum
+        /// A counter's value, or a replica's total, would no longer fit 64 bits.
+        case counterOverflow
+    }
+
     /// What is damaged in a change log, or in the store's sync metadata (``corrupt(_:)``).
     public enum CorruptReason: String, Sendable, Hashable, CaseIterable {
         /// The file ends early: before its trailer, inside a frame, or with frames missing.
@@ -113,6 +123,11 @@ extension SyncError {
     /// ``file(_:)`` with its reason.
     public static func file(_ reason: FileReason, _ message: String) -> SyncError {
         .file(ErrorDetail(reason, message))
+    }
+
+    /// ``mergePolicy(_:)`` with its reason.
+    public static func mergePolicy(_ reason: MergePolicyReason, _ message: String) -> SyncError {
+        .mergePolicy(ErrorDetail(reason, message))
     }
 
     /// ``internalFailure(_:)`` with its reason.

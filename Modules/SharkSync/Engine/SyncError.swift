@@ -40,6 +40,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A change-log file could not be opened, read or written (a missing file, a full disk,
     /// no permission): the operating system's reason is in the message.
     case file(ErrorDetail<FileReason>)
+    /// A write or a file breaks a column's merge policy (``MergePolicy``): a local write that
+    /// would lower a maximum, a counter whose total no longer fits 64 bits.
+    case mergePolicy(ErrorDetail<MergePolicyReason>)
     /// Sync itself failed where nothing the caller gave was wrong (zlib could not compress,
     /// AES-GCM could not seal): a bug or a broken library, not misuse.
     case internalFailure(ErrorDetail<InternalReason>)
@@ -61,6 +64,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         case .wrongKey: return "the change log's key is wrong, or its encrypted frames were altered"
         case .misuse(let reason): return reason.message
         case .file(let reason): return reason.message
+        case .mergePolicy(let reason): return reason.message
         case .internalFailure(let reason): return "sync failed: \(reason)"
         }
     }

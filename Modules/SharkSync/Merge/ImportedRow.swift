@@ -27,11 +27,14 @@ struct ImportedRows {
     let positions: [Int?]
     /// The entity's non-key columns.
     let here: Set<String>
+    /// The merge rules of its columns that have a policy (see ``MergePolicy``).
+    let rules: [String: MergeRule]
     /// Whether no two of the file's columns land on one column here (a file made with a
     /// rename on one side and the old name on the other could): rows then fill by position.
     private let fillsByPosition: Bool
 
-    init(schema: EntitySchema, names: [String], positions: [Int?], here: Set<String>) {
+    init(schema: EntitySchema, names: [String], positions: [Int?], here: Set<String>, rules: [String: MergeRule]) {
+        self.rules = rules
         self.schema = schema
         self.names = names
         self.positions = positions
@@ -42,10 +45,12 @@ struct ImportedRows {
 
     /// The row `incoming` makes of what the store has of it (`storedState`, whether it
     /// `isPresent`), or nil when it changes nothing.
-    func row(_ incoming: RowChange, storedState: RowState?, isPresent: Bool, takingEqual: Bool) -> ImportedRow? {
+    func row(_ incoming: RowChange, storedState: RowState?, isPresent: Bool, takingEqual: Bool) throws(SyncError)
+        -> ImportedRow?
+    {
         // What most imports carry: a row new here with a value for each column. Its state is
         // the incoming one as it is, its values go straight to their places.
-        if storedState == nil, !isPresent, !incoming.isRemoval, fillsByPosition,
+        if storedState == nil, !isPresent, !incoming.isRemoval, fillsByPosition, rules.isEmpty,
             incoming.values.count == here.count
         {
             var state = RowState(causalLength: incoming.causalLength, base: incoming.versions[0])
@@ -62,8 +67,9 @@ struct ImportedRows {
             return ImportedRow(
                 key: incoming.key, state: state, values: values, written: written, isPresent: false, hadState: false)
         }
-        let outcome = RowMerge.merge(
-            local: storedState, incoming: incoming, names: names, allColumns: here, takingEqual: takingEqual)
+        let outcome = try RowMerge.merge(
+            local: storedState, incoming: incoming, names: names, allColumns: here, takingEqual: takingEqual,
+            rules: rules)
         guard outcome.changed else { return nil }
         var row = ImportedRow(
             key: incoming.key, state: outcome.state,
@@ -76,9 +82,10 @@ struct ImportedRows {
 
     /// Merges `incoming` into a row the same file named before (a damaged or crafted file
     /// can name a row twice); whether it changed anything.
-    func merge(_ incoming: RowChange, into row: inout ImportedRow, takingEqual: Bool) -> Bool {
-        let outcome = RowMerge.merge(
-            local: row.state, incoming: incoming, names: names, allColumns: here, takingEqual: takingEqual)
+    func merge(_ incoming: RowChange, into row: inout ImportedRow, takingEqual: Bool) throws(SyncError) -> Bool {
+        let outcome = try RowMerge.merge(
+            local: row.state, incoming: incoming, names: names, allColumns: here, takingEqual: takingEqual,
+            rules: rules)
         guard outcome.changed else { return false }
         row.state = outcome.state
         place(outcome.values, in: &row)

@@ -24,10 +24,15 @@ enum RowMerge {
     /// (the caller knows which). With `takingEqual`, a value whose version equals the local
     /// one is written too: values kept while their column did not exist here, whose version
     /// the row's base claims although the column got only its default.
+    ///
+    /// Columns with a merge policy (`rules`) merge by it instead (see ``PolicyMerge``).
     static func merge(
-        local: RowState?, incoming: RowChange, names: [String], allColumns: Set<String>, takingEqual: Bool = false
-    ) -> Outcome {
-        if local == nil, !incoming.isRemoval, let fresh = fresh(incoming, names: names, allColumns: allColumns) {
+        local: RowState?, incoming: RowChange, names: [String], allColumns: Set<String>, takingEqual: Bool = false,
+        rules: [String: MergeRule] = [:]
+    ) throws(SyncError) -> Outcome {
+        if local == nil, !incoming.isRemoval, rules.isEmpty,
+            let fresh = fresh(incoming, names: names, allColumns: allColumns)
+        {
             return fresh
         }
         var state = local ?? RowState(causalLength: 0, base: unknown)
@@ -44,6 +49,14 @@ enum RowMerge {
                 let name = names[change.column]
                 guard allColumns.contains(name) else { continue }
                 let version = incoming.versions[change.version]
+                if !rules.isEmpty, let rule = rules[name], rule != .lastWriterWins {
+                    if let value = try PolicyMerge.merge(
+                        change.value, at: version, into: &state, column: name, rule: rule, takingEqual: takingEqual)
+                    {
+                        values[name] = value
+                    }
+                    continue
+                }
                 let current = state.version(of: name)
                 if version.wins(over: current) || (takingEqual && version == current) {
                     state.overrides[name] = version

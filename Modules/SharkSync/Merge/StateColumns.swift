@@ -17,12 +17,46 @@ final class SyncStateColumnsRecord {
     /// then). While it is false, capture writes the states of inserted rows without first
     /// looking for a tombstone of their keys.
     var mayHaveTombstones: Bool = true
+    /// The columns that merge by a policy (``MergePolicy``), as `column=rule` separated by
+    /// U+001F, in column order: what an engine opened without models merges by, and what
+    /// tells that a model's policy changed (a column whose rule changed starts afresh, as a
+    /// new column does).
+    var rules: String = ""
 
     init(id: String) { self.id = id }
+
+    /// `rules` as a record keeps them.
+    static func encode(_ rules: [String: MergeRule]) -> String {
+        rules.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.rawValue)" }.joined(separator: "\u{1F}")
+    }
+
+    /// The rules a record keeps; a rule this library does not know reads as last-writer-wins
+    /// (a later release's: such a store is opened by that release).
+    static func decode(_ text: String) -> [String: MergeRule] {
+        var rules: [String: MergeRule] = [:]
+        for pair in text.split(separator: "\u{1F}") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let rule = MergeRule(rawValue: parts[1]) else { continue }
+            rules[parts[0]] = rule
+        }
+        return rules
+    }
 }
 
 extension SyncEngine {
     static let stateColumnsEntity = "SharkSyncColumns"
+
+    /// The merge rules the store recorded, by entity (none on a store that recorded none).
+    static func recordedRules(in store: Store) throws -> [String: [String: MergeRule]] {
+        guard try store.recordedSchemas().contains(where: { $0.name == stateColumnsEntity }) else { return [:] }
+        var rules: [String: [String: MergeRule]] = [:]
+        for row in try store.fetchRows(of: stateColumnsEntity) {
+            guard case .text(let id)? = row["id"], case .text(let text)? = row["rules"] else { continue }
+            let decoded = SyncStateColumnsRecord.decode(text)
+            if !decoded.isEmpty { rules[id] = decoded }
+        }
+        return rules
+    }
 
     /// Brings the row states of every synced entity in step with its columns (see
     /// ``SyncStateColumnsRecord``), in one transaction.
@@ -34,6 +68,8 @@ extension SyncEngine {
             for (name, table) in tables.sorted(by: { $0.key < $1.key }) {
                 let current = table.entity.columns.dropFirst().map(\.name)
                 let joined = current.joined(separator: "\u{1F}")
+                let rules = mergeRules[name] ?? [:]
+                let encodedRules = SyncStateColumnsRecord.encode(rules)
                 let record = try tx.find(SyncStateColumnsRecord.self, id: name)
                 if record == nil {
                     // A new synced entity: no state yet, so no tombstone (unless states were
@@ -41,19 +77,25 @@ extension SyncEngine {
                     let written = SyncStateColumnsRecord(id: name)
                     written.mayHaveTombstones = try store.hasRows(of: table.schema)
                     written.columns = joined
+                    written.rules = encodedRules
                     records.append(written)
                 }
                 defer {
-                    if let record, record.columns != joined {
+                    if let record, record.columns != joined || record.rules != encodedRules {
                         record.columns = joined
+                        record.rules = encodedRules
                         records.append(record)
                     }
                 }
                 // A new entity's states (none yet) or unchanged columns: nothing to do.
-                guard let record, record.columns != joined else { continue }
+                guard let record, record.columns != joined || record.rules != encodedRules else { continue }
                 let before = Set(record.columns.split(separator: "\u{1F}").map(String.init))
+                // A column whose merge rule changed is a new column: its values are never
+                // merged by the rule they were not written under.
+                let recordedRules = SyncStateColumnsRecord.decode(record.rules)
                 let added = current.filter { !before.contains($0) && !table.isRenamed($0, from: before) }
-                guard !added.isEmpty else { continue }
+                let ruleChanged = current.filter { before.contains($0) && recordedRules[$0] != rules[$0] }
+                guard !added.isEmpty || !ruleChanged.isEmpty else { continue }
                 var updated: [(key: Value, state: Data, isNew: Bool)] = []
                 if arrival == nil { arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: filters) }
                 _ = try tx.writingBookkeeping { try table.foldBatches(at: arrival!, in: tx) }
@@ -62,6 +104,11 @@ extension SyncEngine {
                     guard state.exists else { continue }
                     for column in added where state.overrides[column] == nil {
                         state.overrides[column] = RowMerge.unknown
+                    }
+                    for column in ruleChanged {
+                        state.overrides[column] = RowMerge.unknown
+                        state.counters[column] = nil
+                        state.registers[column] = nil
                     }
                     updated.append((key, sites.encode(state), false))
                 }
@@ -86,6 +133,10 @@ extension SyncEngine {
             guard case .text(let id)? = row["id"], case .text(let columns)? = row["columns"] else { continue }
             records[id] = columns
         }
+        // A rule changed since (an engine opened with models declaring another): the states
+        // of its column need starting afresh, which a read-only store cannot do.
+        let recordedRules = try Self.recordedRules(in: store)
+        for (name, _) in tables where (recordedRules[name] ?? [:]) != (mergeRules[name] ?? [:]) { return false }
         for (name, table) in tables {
             let current = table.entity.columns.dropFirst().map(\.name)
             guard let recorded = records[name], recorded != current.joined(separator: "\u{1F}") else { continue }

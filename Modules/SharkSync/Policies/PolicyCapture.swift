@@ -1,0 +1,56 @@
+@_spi(SharkReplication) import SharkORM
+
+/// What a local transaction records for columns with a merge policy (``MergePolicy``), from
+/// the values it leaves in them and the row's state from before it: for a counter, the
+/// difference it made, added to this site's total; for a maximum or minimum, the new value,
+/// unless it would lower (raise) the one sync settled, which throws.
+///
+/// The value from before the transaction is the state's own (the sum of a counter's totals,
+/// a register's value), which every write of a synced row keeps in step: a local write
+/// through this capture, an import through its merge. Raw SQL may not write synced entities.
+enum PolicyCapture {
+    static func record(
+        _ row: [Value], of schema: EntitySchema, rules: [String: MergeRule], changes: [Change],
+        stamp: TransactionStamp, into state: inout RowState
+    ) throws(SyncError) {
+        let insertsWhole = changes.contains { $0.operation == .insert }
+        for (column, rule) in rules.sorted(by: { $0.key < $1.key }) {
+            guard insertsWhole || changes.contains(where: { $0.changedColumns.contains(column) }),
+                let position = schema.columnIndex(named: column)
+            else { continue }
+            let value = row[position]
+            switch rule {
+            case .counter:
+                guard case .integer(let new) = value else { continue }
+                var entries = state.counters[column] ?? []
+                let before = try CounterEntries.sum(entries, column: column)
+                let (delta, overflow) = new.subtractingReportingOverflow(before)
+                let mine = entries.firstIndex { $0.site == stamp.site }
+                let (total, totalOverflow) = (mine.map { entries[$0].total } ?? 0).addingReportingOverflow(delta)
+                guard !overflow, !totalOverflow else {
+                    throw .mergePolicy(
+                        .counterOverflow, "the change of the counter \(column) to \(new) does not fit 64 bits")
+                }
+                let entry = CounterEntry(site: stamp.site, total: total, sequence: stamp.sequence)
+                if let mine { entries[mine] = entry } else { entries.append(entry) }
+                state.counters[column] = entries.sorted { SiteOrder.precedes($0.site, $1.site) }
+            case .maximum, .minimum:
+                if let settled = state.registers[column] {
+                    if rule == .maximum, RegisterOrder.isBelow(value, settled) {
+                        throw .mergePolicy(
+                            .lowersMaximum,
+                            "\(schema.name).\(column) is a maximum: \(value) would lower it from \(settled)")
+                    }
+                    if rule == .minimum, RegisterOrder.isBelow(settled, value) {
+                        throw .mergePolicy(
+                            .raisesMinimum,
+                            "\(schema.name).\(column) is a minimum: \(value) would raise it from \(settled)")
+                    }
+                }
+                state.registers[column] = value
+            case .lastWriterWins:
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+@_spi(SharkReplication) import SharkORM
+
+/// How an incoming value of a column with a merge policy (``MergePolicy``) merges into a row's
+/// state. Like last-writer-wins, each rule is a join, so files merge in any order to the same
+/// state; like it, a value of an earlier incarnation of the row (a lower causal length) loses
+/// to any of a later one, which starts afresh.
+enum PolicyMerge {
+    /// Merges `value`, written at `version`, into `state`'s column; returns the column's new
+    /// value when it changed (nil: the state and the value stay as they are).
+    static func merge(
+        _ value: Value, at version: ColumnVersion, into state: inout RowState, column: String, rule: MergeRule,
+        takingEqual: Bool
+    ) throws(SyncError) -> Value? {
+        let current = state.version(of: column)
+        if version.causalLength < current.causalLength { return nil }
+        let laterIncarnation = version.causalLength > current.causalLength
+        switch rule {
+        case .counter:
+            let incoming = try CounterEntries.decode(value)
+            let mine = state.counters[column] ?? []
+            let merged = laterIncarnation ? incoming : CounterEntries.merge(mine, incoming)
+            guard merged != mine || laterIncarnation || (takingEqual && version == current) else { return nil }
+            let sum = try CounterEntries.sum(merged, column: column)
+            state.counters[column] = merged
+            if version.wins(over: current) { state.overrides[column] = version }
+            return .integer(sum)
+        case .maximum, .minimum:
+            if !laterIncarnation, let mine = state.registers[column] {
+                let takes =
+                    RegisterOrder.wins(value, at: version, over: mine, at: current, rule: rule)
+                    || (takingEqual && version == current)
+                guard takes else { return nil }
+            }
+            state.registers[column] = value
+            state.overrides[column] = version
+            return value
+        case .lastWriterWins:
+            return nil
+        }
+    }
+}
