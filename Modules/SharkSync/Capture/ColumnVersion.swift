@@ -41,12 +41,40 @@ struct RowState: Hashable, Sendable {
     var causalLength: UInt64
     var base: ColumnVersion
     var overrides: [String: ColumnVersion] = [:]
+    /// What columns with a merge policy keep (nil for a row without any: most rows, whose
+    /// states then copy no more than before policies existed).
+    private var policy: PolicyState?
+
     /// The totals of each ``MergePolicy/counter(_:)`` column, one per site that added to it
     /// in this incarnation of the row (see ``CounterEntry``).
-    var counters: [String: [CounterEntry]] = [:]
+    var counters: [String: [CounterEntry]] {
+        get { policy?.counters ?? [:] }
+        set { setPolicy { $0.counters = newValue } }
+    }
+
     /// The value of each ``MergePolicy/maximum(_:)`` or ``MergePolicy/minimum(_:)`` column
     /// as sync last settled it: what a local write may not lower (or raise).
-    var registers: [String: Value] = [:]
+    var registers: [String: Value] {
+        get { policy?.registers ?? [:] }
+        set { setPolicy { $0.registers = newValue } }
+    }
+
+    /// Whether a column with a merge policy keeps anything here.
+    var hasPolicyState: Bool { policy != nil }
+
+    /// Changes the policy state, back to nil once it holds nothing (so that equal states
+    /// compare equal).
+    private mutating func setPolicy(_ change: (inout PolicyState) -> Void) {
+        var state = policy ?? PolicyState()
+        change(&state)
+        policy = state.counters.isEmpty && state.registers.isEmpty ? nil : state
+    }
+
+    init(causalLength: UInt64, base: ColumnVersion, overrides: [String: ColumnVersion] = [:]) {
+        self.causalLength = causalLength
+        self.base = base
+        self.overrides = overrides
+    }
 
     var exists: Bool { causalLength % 2 == 1 }
 
@@ -60,8 +88,7 @@ struct RowState: Hashable, Sendable {
     mutating func recordInsert(_ stamp: TransactionStamp) {
         if !exists {
             causalLength += 1
-            counters = [:]
-            registers = [:]
+            policy = nil
         }
         base = stamp.version(causalLength: causalLength)
         overrides = [:]
@@ -83,13 +110,18 @@ struct RowState: Hashable, Sendable {
         if exists { causalLength += 1 }
         base = stamp.version(causalLength: causalLength)
         overrides = [:]
-        counters = [:]
-        registers = [:]
+        policy = nil
     }
 
     static func inserted(_ stamp: TransactionStamp) -> RowState {
         RowState(causalLength: 1, base: stamp.version(causalLength: 1))
     }
+}
+
+/// The part of a ``RowState`` that columns with a merge policy keep.
+struct PolicyState: Hashable, Sendable {
+    var counters: [String: [CounterEntry]] = [:]
+    var registers: [String: Value] = [:]
 }
 
 /// What a local transaction stamps on the columns it writes: its timestamp, this site, and

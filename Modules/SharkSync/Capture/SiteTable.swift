@@ -62,7 +62,7 @@ struct SiteTable {
         }
         // Merge policies' state, only when there is some: states of other columns stay as
         // they were written before policies existed.
-        guard !state.counters.isEmpty || !state.registers.isEmpty else { return Data(writer.bytes) }
+        guard state.hasPolicyState else { return Data(writer.bytes) }
         writer.append(varint: state.counters.count)
         for (column, entries) in state.counters.sorted(by: { $0.key < $1.key }) {
             writer.append(string: column)

@@ -212,7 +212,7 @@ struct EntityExport {
             if lastBaseMissing || (includesForgotten && state.base.site == RowMerge.unknown.site) {
                 pending.append((key, state, []))
             }
-        } else if !state.counters.isEmpty {
+        } else if state.hasPolicyState, !state.counters.isEmpty {
             // A counter's column version is its latest total's; the peer may lack another
             // site's earlier one, so each total is looked at.
             let missing = everyColumn.filter { column in

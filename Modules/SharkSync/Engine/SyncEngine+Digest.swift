@@ -47,6 +47,7 @@ extension SyncEngine {
     /// `compareDigest(after:)` with the reads on one of the store's reader threads.
     ///
     /// ```swift
+    /// let summary = try await phone.importChanges(from: try await laptop.exportChanges())
     /// let comparison = try await phone.compareDigest(after: summary)
     /// ```
     public func compareDigest(after summary: SyncImportSummary) async throws -> SyncDigestComparison {
