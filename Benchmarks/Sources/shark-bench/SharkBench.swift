@@ -95,6 +95,9 @@ struct SharkBench: ParsableCommand {
     @Flag(help: "Only S, what sync costs: the same as --workloads S.")
     var sync = false
 
+    @Flag(help: "S: the rows' two integers merge as a counter and a maximum (see MergePolicy).")
+    var mergePolicies = false
+
     @Flag(help: "Only Z, the cost of each operation as the store grows: the same as --workloads Z.")
     var scale = false
 
@@ -193,8 +196,9 @@ struct SharkBench: ParsableCommand {
             markdownSections.append(asMarkdown.render(sqliteVersion: sqliteVersion, peakMemory: peakMemory))
         }
         if selection.sync {
-            let figures = try SyncBench.measure(backends, runs: runs, changes: rows, directory: folder)
-            let table = SyncBench.table(figures, changes: rows, runs: runs)
+            let figures = try SyncBench.measure(
+                backends, runs: runs, changes: rows, directory: folder, mergePolicies: mergePolicies)
+            let table = SyncBench.table(figures, changes: rows, runs: runs, mergePolicies: mergePolicies)
             print("\n" + table)
             markdownSections.append(table)
             results.sync = figures

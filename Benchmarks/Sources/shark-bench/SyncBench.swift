@@ -2,13 +2,36 @@ import Foundation
 import SharkORM
 import SharkSync
 
+/// The rows S inserts, updates and syncs.
+protocol SyncBenchRow: Model {
+    init(id: UUID, name: String, amount: Int, kind: Int)
+    var amount: Int { get set }
+    var kind: Int { get set }
+}
+
 /// A small synced row: a UUID key, a short string, two integers.
 @Model
-final class SyncRow4 {
+final class SyncRow4: SyncBenchRow {
     var id: UUID
     var name: String = ""
     var amount: Int = 0
     var kind: Int = 0
+
+    init(id: UUID, name: String, amount: Int, kind: Int) {
+        (self.id, self.name, self.amount, self.kind) = (id, name, amount, kind)
+    }
+}
+
+/// The same row with merge policies (`--merge-policies`): `amount` a counter, `kind` a
+/// maximum, what their capture, export and import cost.
+@Model
+final class SyncRow4Merged: SyncBenchRow, SyncMerging {
+    var id: UUID
+    var name: String = ""
+    var amount: Int = 0
+    var kind: Int = 0
+
+    static let mergePolicies: [MergePolicy<SyncRow4Merged>] = [.counter(\.amount), .maximum(\.kind)]
 
     init(id: UUID, name: String, amount: Int, kind: Int) {
         (self.id, self.name, self.amount, self.kind) = (id, name, amount, kind)
@@ -43,12 +66,14 @@ enum SyncBench {
 
     static let commitSize = 1_000
 
-    static func run(_ kind: BackendKind, changes: Int, directory: String) throws -> Result {
+    static func run<Row: SyncBenchRow>(_ kind: BackendKind, row _: Row.Type, changes: Int, directory: String) throws
+        -> Result
+    {
         let ids = (0..<changes).map { _ in UUID.v7() }
-        func rows() -> [SyncRow4] {
-            ids.enumerated().map { SyncRow4(id: $1, name: "row \($0)", amount: ($0 * 7919) % 10_000, kind: $0 % 10) }
+        func rows() -> [Row] {
+            ids.enumerated().map { Row(id: $1, name: "row \($0)", amount: ($0 * 7919) % 10_000, kind: $0 % 10) }
         }
-        func insert(_ objects: [SyncRow4], into store: Store) throws -> Duration {
+        func insert(_ objects: [Row], into store: Store) throws -> Duration {
             let start = ContinuousClock.now
             var index = 0
             while index < objects.count {
@@ -60,16 +85,16 @@ enum SyncBench {
 
         let (plain, closePlain) = try SharkStoreRuns.open(kind, directory: directory, workload: "sync")
         defer { closePlain() }
-        try plain.prepare(SyncRow4.self)
+        try plain.prepare(Row.self)
         let plainInsert = try insert(rows(), into: plain)
 
         let (synced, closeSynced) = try SharkStoreRuns.open(kind, directory: directory, workload: "sync")
         defer { closeSynced() }
-        let sender = try SyncEngine(store: synced, lineage: "bench", models: [SyncRow4.self])
+        let sender = try SyncEngine(store: synced, lineage: "bench", models: [Row.self])
         let syncedInsert = try insert(rows(), into: synced)
         // The first commit that is not an insert: the inserts' states are batched, and this
         // one update is where a batch's rows first change one by one.
-        guard let changed = try SyncRow4.query(in: synced).first() else {
+        guard let changed = try Row.query(in: synced).first() else {
             throw BenchError.wrongResult("S: the synced store has no rows")
         }
         let before = try sender.versionVector()
@@ -86,7 +111,7 @@ enum SyncBench {
             laterUpdates.append(ContinuousClock.now - start)
         }
         let laterUpdate = laterUpdates.sorted()[laterUpdates.count / 2]
-        let more = try SyncRow4.query(in: synced).orderByDescending(\.id).limit(99).fetch()
+        let more = try Row.query(in: synced).orderByDescending(\.id).limit(99).fetch()
         for row in more { row.kind += 1 }
         try synced.commit(more)
         start = ContinuousClock.now
@@ -108,14 +133,14 @@ enum SyncBench {
 
         let (receiving, closeReceiving) = try SharkStoreRuns.open(kind, directory: directory, workload: "sync")
         defer { closeReceiving() }
-        let receiver = try SyncEngine(store: receiving, lineage: "bench", models: [SyncRow4.self])
+        let receiver = try SyncEngine(store: receiving, lineage: "bench", models: [Row.self])
         start = ContinuousClock.now
         var summary = SyncImportSummary()
         let importPeakBytes = try PeakMemory.measure(every: .milliseconds(25)) {
             summary = try receiver.importChanges(from: file)
         }
         let importTime = ContinuousClock.now - start
-        guard summary.rowsApplied == changes, try SyncRow4.query(in: receiving).count() == changes else {
+        guard summary.rowsApplied == changes, try Row.query(in: receiving).count() == changes else {
             throw BenchError.wrongResult("S: the import applied \(summary.rowsApplied) of \(changes) rows")
         }
         start = ContinuousClock.now
@@ -167,9 +192,14 @@ struct SyncFigures: Codable {
 
 extension SyncBench {
     /// S, `runs` times per SharkORM backend among `backends`, alternated.
-    static func measure(_ backends: [BackendKind], runs: Int, changes: Int, directory: String) throws -> [SyncFigures] {
+    /// `mergePolicies`: rows whose `amount` is a counter and `kind` a maximum.
+    static func measure(
+        _ backends: [BackendKind], runs: Int, changes: Int, directory: String, mergePolicies: Bool = false
+    ) throws -> [SyncFigures] {
         let (kinds, results) = try SharkStoreRuns.alternating(backends, runs: runs, label: "S") { kind in
-            try run(kind, changes: changes, directory: directory)
+            mergePolicies
+                ? try run(kind, row: SyncRow4Merged.self, changes: changes, directory: directory)
+                : try run(kind, row: SyncRow4.self, changes: changes, directory: directory)
         }
         return kinds.map { kind in
             let runs = results[kind] ?? []
@@ -192,7 +222,7 @@ extension SyncBench {
     }
 
     /// The Markdown table of `figures`.
-    static func table(_ figures: [SyncFigures], changes: Int, runs: Int) -> String {
+    static func table(_ figures: [SyncFigures], changes: Int, runs: Int, mergePolicies: Bool = false) -> String {
         let rows = figures.map { figure in
             let title = BackendKind(rawValue: figure.backend)?.title ?? figure.backend
             return [
@@ -219,7 +249,8 @@ extension SyncBench {
             "digest after import (ms)",
         ]
         return
-            "S: \(changes) inserted rows (UUID key, a short string, two integers) in commits of \(commitSize); "
+            "S: \(changes) inserted rows (UUID key, a short string, two integers"
+            + (mergePolicies ? ", one a counter and one a maximum" : "") + ") in commits of \(commitSize); "
             + "median of \(runs) runs (\(SharkStoreRuns.buildDescription)); the log goes through a file, "
             + "and the peaks are the heap held above the start of the export and the import, sampled every 25 ms "
             + "(for the memory driver the import's includes the rows the store takes on)\n\n"

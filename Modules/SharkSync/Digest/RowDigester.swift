@@ -3,20 +3,24 @@ import Foundation
 @_spi(SharkReplication) import SharkORM
 
 /// Hashes the live rows of one entity in the canonical encoding a ``SyncDigest`` is defined
-/// over (docs/sync-format.md, "Replica digest"):
+/// over (docs/sync-format.md, "The digest frame"):
 ///
 /// ```
 /// string   entity name
 /// value    key
 /// varint   causal length
+/// varint   version count V, then V × (varint causal length · varint timestamp · uuid site ·
+///          varint sequence), in the order the columns below first use them
 /// varint   column count, then per column, in the byte order of their names:
-///          string name · value · varint causal length · varint timestamp · uuid site · varint sequence
+///          string name · value · varint position of its version among the V
 /// ```
 ///
-/// Values are the change log's: a real NaN (which no store keeps: NaN is stored as NULL) would
-/// hash as the one quiet NaN `0x7FF8000000000000`, −0.0 keeps its sign, and a Decimal is its
-/// stored text, one per number. A row hashes the same whatever the order its columns come in,
-/// so two replicas whose tables order columns differently agree.
+/// Most rows' columns share one version: it is written once, so a row of a few columns
+/// hashes as two SHA-256 blocks rather than one more per column. Values are the change
+/// log's: a real NaN (which no store keeps: NaN is stored as NULL) would hash as the one
+/// quiet NaN `0x7FF8000000000000`, −0.0 keeps its sign, and a Decimal is its stored text, one
+/// per number. A row hashes the same whatever the order its columns come in, so two replicas
+/// whose tables order columns differently agree.
 struct RowDigester {
     /// The entity's name, encoded.
     private let prefix: [UInt8]
@@ -58,10 +62,27 @@ struct RowDigester {
         buffer.append(prefix)
         buffer.append(value: row.key)
         buffer.append(varint: row.causalLength)
-        buffer.append(varint: row.values.count)
         for (offset, change) in zip(row.values.indices, row.values) where change.column < slots.count {
             slots[change.column] = offset
         }
+        // The versions in the order the columns (by name) first use them: the row's own
+        // numbering of them, which two replicas holding the same row share.
+        var used: [Int] = []
+        var columns = 0
+        for column in order where slots[column] >= 0 {
+            columns += 1
+            let version = row.values[slots[column]].version
+            if !used.contains(version) { used.append(version) }
+        }
+        buffer.append(varint: used.count)
+        for index in used {
+            let version = row.versions[index]
+            buffer.append(varint: version.causalLength)
+            buffer.append(varint: version.timestamp)
+            buffer.append(uuid: version.site)
+            buffer.append(varint: version.sequence)
+        }
+        buffer.append(varint: columns)
         for column in order where slots[column] >= 0 {
             let change = row.values[slots[column]]
             slots[column] = -1
@@ -71,11 +92,7 @@ struct RowDigester {
             } else {
                 buffer.append(value: change.value)
             }
-            let version = row.versions[change.version]
-            buffer.append(varint: version.causalLength)
-            buffer.append(varint: version.timestamp)
-            buffer.append(uuid: version.site)
-            buffer.append(varint: version.sequence)
+            buffer.append(varint: used.count == 1 ? 0 : used.firstIndex(of: change.version)!)
         }
     }
 }
