@@ -212,6 +212,136 @@ struct SyncPolicyTests {
         #expect(row["likes"] == .integer(6))
     }
 
+    @Test("a total that reached a replica inside another's file still reaches a peer that lacks it")
+    func totalsThroughThirdReplica() throws {
+        let engines = try (1...5).map { try Self.replica(.memory, site: $0) }
+        defer { for engine in engines { engine.store.close() } }
+        let (a, b, c, d, p) = (engines[0], engines[1], engines[2], engines[3], engines[4])
+        try a.store.commit(SyncScore(id: "s"))
+        let seed = try a.exportChanges()
+        for engine in engines.dropFirst() { try engine.importChanges(from: seed) }
+        // A and B add one each, unaware of the other.
+        for engine in [a, b] {
+            let score = try Self.score(engine)
+            score.likes += 1
+            try engine.store.commit(score)
+        }
+        // D hears of both; C only of D; P only of B.
+        try d.importChanges(from: try a.exportChanges(since: try d.versionVector()))
+        try d.importChanges(from: try b.exportChanges(since: try d.versionVector()))
+        try c.importChanges(from: try d.exportChanges(since: try c.versionVector()))
+        try p.importChanges(from: try b.exportChanges(since: try p.versionVector()))
+        #expect(try Self.score(c).likes == 2)
+        // C's export since P's vector must carry A's total, which P lacks.
+        try p.importChanges(from: try c.exportChanges(since: try p.versionVector()))
+        #expect(try Self.score(p).likes == 2)
+        #expect(try p.digest() == c.digest())
+    }
+
+    @Test("a row stored before sync, a policy declared later: what the row holds is a baseline, not an addition")
+    func baselines() throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        // The rows exist before sync, and before their columns had policies.
+        var store = try TestDriver.sqlite.openFile(file.path)
+        let before = SyncScoreWithoutPolicies(id: "old")
+        before.likes = 10
+        before.best = 5
+        try store.commit(before)
+        var plain: SyncEngine? = try SyncEngine(
+            store: store, lineage: "policies", models: [SyncScoreWithoutPolicies.self],
+            options: SyncOptions(site: UUID(uuidString: "00000000-0000-0000-0000-000000000001")!))
+        // And one synced while its columns merged by last-writer-wins.
+        let synced = SyncScoreWithoutPolicies(id: "synced")
+        synced.likes = 20
+        synced.best = 8
+        try store.commit(synced)
+        _ = plain
+        plain = nil
+        store.close()
+        // Reopened with the policies: the counter starts from 10, the maximum from 5.
+        store = try TestDriver.sqlite.openFile(file.path)
+        let a = try SyncEngine(
+            store: store, lineage: "policies", models: [SyncScore.self],
+            options: SyncOptions(site: UUID(uuidString: "00000000-0000-0000-0000-000000000001")!))
+        defer { a.store.close() }
+        let score = try Self.score(a, "old")
+        score.likes += 1
+        try a.store.commit(score)
+        #expect(try Self.score(a, "old").likes == 11)
+        let lowered = try Self.score(a, "old")
+        lowered.best = 4
+        #expect(throws: SyncError.self) { try a.store.commit(lowered) }
+        let b = try Self.replica(.memory, site: 2)
+        defer { b.store.close() }
+        try b.importChanges(from: try a.exportChanges())
+        #expect(try Self.score(b, "old").likes == 11)
+        // The row synced before the rule: its baselines travel with it, untouched since.
+        #expect(try Self.score(a, "synced").likes == 20)
+        #expect(try Self.score(b, "synced").likes == 20)
+        #expect(try Self.score(b, "synced").best == 8)
+        let again = try Self.score(b, "synced")
+        again.likes += 1
+        try b.store.commit(again)
+        try a.importChanges(from: try b.exportChanges(since: try a.versionVector()))
+        #expect(try Self.score(a, "synced").likes == 21)
+        #expect(try a.digest() == b.digest())
+
+        // A row stored before sync was enabled on a store whose models already had policies.
+        let fresh = try TestDriver.memory.makeStore()
+        let seeded = SyncScore(id: "seeded")
+        seeded.likes = 7
+        try fresh.commit(seeded)
+        let c = try SyncEngine(
+            store: fresh, lineage: "policies", models: [SyncScore.self],
+            options: SyncOptions(site: UUID(uuidString: "00000000-0000-0000-0000-000000000003")!))
+        defer { c.store.close() }
+        let touched = try Self.score(c, "seeded")
+        touched.title = "edited"
+        try c.store.commit(touched)
+        let more = try Self.score(c, "seeded")
+        more.likes += 2
+        try c.store.commit(more)
+        try b.importChanges(from: try c.exportChanges())
+        #expect(try Self.score(b, "seeded").likes == 9)
+    }
+
+    @Test("values kept pending under a rule merge by it, and apply once the replica has the rule")
+    func pendingByRule() throws {
+        let file = TemporaryPath()
+        defer { file.cleanUp() }
+        let a = try Self.replica(.memory, site: 1)
+        let b = try Self.replica(.memory, site: 2)
+        defer {
+            a.store.close()
+            b.store.close()
+        }
+        try a.store.commit(SyncScore(id: "s"))
+        try b.importChanges(from: try a.exportChanges())
+        let options = SyncOptions(site: UUID(uuidString: "00000000-0000-0000-0000-000000000009")!)
+        var store = try TestDriver.sqlite.openFile(file.path)
+        var old: SyncEngine? = try SyncEngine(
+            store: store, lineage: "policies", models: [SyncScoreWithoutPolicies.self], options: options)
+        try old!.importChanges(from: try a.exportChanges())
+        // A and B each add to the counter; the old replica keeps both totals pending.
+        for (engine, step) in [(a, 3), (b, 4)] {
+            let score = try Self.score(engine)
+            score.likes += step
+            score.best = Double(step)
+            try engine.store.commit(score)
+        }
+        try old!.importChanges(from: try a.exportChanges())
+        try old!.importChanges(from: try b.exportChanges())
+        old = nil
+        store.close()
+        // Upgraded: the kept totals merge as a counter would have.
+        store = try TestDriver.sqlite.openFile(file.path)
+        let upgraded = try SyncEngine(store: store, lineage: "policies", models: [SyncScore.self], options: options)
+        defer { upgraded.store.close() }
+        #expect(try Self.score(upgraded).likes == 7)
+        #expect(try Self.score(upgraded).best == 4)
+    }
+
     @Test("a policy the column cannot hold is refused")
     func refused() throws {
         #expect(throws: SyncError.self) {

@@ -144,9 +144,11 @@ final class ChangeCapture: TransactionObserver {
                 guard var state else { continue }
                 if !state.exists { removes = true }
                 if !rules.isEmpty, state.exists, let row = policyRows[RowKey(key)] {
+                    let changes = touched.changes(at: position)
                     try PolicyCapture.record(
-                        row, of: table.entity, rules: rules, changes: touched.changes(at: position), stamp: stamp,
-                        into: &state)
+                        row, of: table.entity, rules: rules, changes: changes, stamp: stamp,
+                        // A row stored before sync was enabled: what it holds is a baseline.
+                        predatesSync: storedState == nil && changes.first?.operation != .insert, into: &state)
                 }
                 written.append((key, sites.encode(state), storedState == nil))
             }

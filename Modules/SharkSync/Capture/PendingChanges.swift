@@ -39,9 +39,43 @@ struct PendingRow: Sendable {
         if let theirs = other.removal, removal.map({ theirs.wins(over: $0) }) ?? true { removal = theirs }
         causalLength = max(causalLength, other.causalLength)
         for (column, incoming) in other.values {
+            let rule = other.rules[column] ?? .lastWriterWins
+            if let mine = values[column], rule != .lastWriterWins, (rules[column] ?? .lastWriterWins) == rule,
+                let merged = Self.merge(incoming, into: mine, rule: rule)
+            {
+                values[column] = merged
+                continue
+            }
             if let mine = values[column], !incoming.version.wins(over: mine.version) { continue }
             values[column] = incoming
             rules[column] = other.rules[column]
+        }
+    }
+
+    /// Two kept values of a column with a merge policy, merged by it as the store would
+    /// merge them (a counter's totals site by site, the extreme of a maximum or minimum):
+    /// keeping only the later would lose what the other holds. Nil when a counter's blob does
+    /// not decode (the later one is kept, and its merge will say what is wrong).
+    private static func merge(
+        _ incoming: (version: ColumnVersion, value: Value), into mine: (version: ColumnVersion, value: Value),
+        rule: MergeRule
+    ) -> (version: ColumnVersion, value: Value)? {
+        if incoming.version.causalLength != mine.version.causalLength {
+            return incoming.version.causalLength > mine.version.causalLength ? incoming : mine
+        }
+        let later = incoming.version.wins(over: mine.version) ? incoming.version : mine.version
+        switch rule {
+        case .counter:
+            guard let theirs = try? CounterEntries.decode(incoming.value),
+                let ours = try? CounterEntries.decode(mine.value)
+            else { return nil }
+            return (later, CounterEntries.encode(CounterEntries.merge(ours, theirs)))
+        case .maximum, .minimum:
+            return RegisterOrder.wins(
+                incoming.value, at: incoming.version, over: mine.value, at: mine.version, rule: rule)
+                ? incoming : mine
+        case .lastWriterWins:
+            return nil
         }
     }
 

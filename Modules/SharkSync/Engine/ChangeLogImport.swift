@@ -70,6 +70,16 @@ struct ChangeLogImport {
                 arrival.note(version)
             }
         }
+        // A counter's totals name sites of their own (the other sites' earlier additions):
+        // the arrival covers them too, or an export since a vector that covers it could
+        // skip a total the peer lacks.
+        if entity.columns.contains(where: { $0.rule == .counter }) {
+            for row in rows {
+                for site in Self.counterSites(of: row, in: entity) {
+                    arrival.note(site: site.site, sequence: site.sequence)
+                }
+            }
+        }
         // An entity this store does not sync (yet), or whose key kind differs here.
         guard let table = engine.tables[entity.name], table.entity.keyKind == entity.keyKind else {
             if started[entityIndex] == nil {
@@ -116,10 +126,26 @@ struct ChangeLogImport {
         return summary
     }
 
+    /// The sites (and sequences) a row's counter totals name, with `only` the columns to
+    /// look at (all by default). A blob that does not decode names none: merging it throws.
+    private static func counterSites(of row: RowChange, in entity: ChangeLogEntity, only: ((Int) -> Bool)? = nil)
+        -> [(site: UUID, sequence: UInt64)]
+    {
+        var sites: [(site: UUID, sequence: UInt64)] = []
+        for change in row.values where entity.columns[change.column].rule == .counter && only?(change.column) != false {
+            guard let entries = try? CounterEntries.decode(change.value) else { continue }
+            for entry in entries { sites.append((entry.site, entry.sequence)) }
+        }
+        return sites
+    }
+
     /// Keeps the rows of an entity this store does not sync until a migration makes it
     /// match; this store does not claim their sites meanwhile.
     private mutating func keepUnsynced(_ entity: ChangeLogEntity) throws {
-        for row in entity.rows { for version in row.versions { incomplete.insert(version.site) } }
+        for row in entity.rows {
+            for version in row.versions { incomplete.insert(version.site) }
+            for site in Self.counterSites(of: row, in: entity) { incomplete.insert(site.site) }
+        }
         let names = entity.columns.map(\.name)
         try engine.keepPending(
             entity.rows.map {
@@ -210,6 +236,10 @@ struct ChangeLogImport {
                 }
             }
             if !keptColumns.isEmpty {
+                // A kept counter's totals name sites of their own: not claimed either.
+                for site in Self.counterSites(of: row, in: entity, only: keptColumns.contains) {
+                    incomplete.insert(site.site)
+                }
                 skipped.formUnion(keptColumns)
                 kept.append(
                     (

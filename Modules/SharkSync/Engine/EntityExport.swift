@@ -212,17 +212,33 @@ struct EntityExport {
             if lastBaseMissing || (includesForgotten && state.base.site == RowMerge.unknown.site) {
                 pending.append((key, state, []))
             }
-        } else if state.hasPolicyState, !state.counters.isEmpty {
+        } else if state.hasPolicyState {
             // A counter's column version is its latest total's; the peer may lack another
             // site's earlier one, so each total is looked at.
-            let missing = everyColumn.filter { column in
-                if let entries = state.counters[columns[column]] {
-                    return entries.contains { !peer.covers(site: $0.site, sequence: $0.sequence) }
+            let counters = state.counters
+            let registers = state.registers
+            var missing = everyColumn.filter { column in
+                let name = columns[column]
+                if let entries = counters[name],
+                    entries.contains(where: {
+                        !peer.covers(site: $0.site, sequence: $0.sequence)
+                    })
+                {
+                    return true
                 }
-                let version = state.version(of: columns[column])
+                let version = state.version(of: name)
                 return !peer.covers(site: version.site, sequence: version.sequence)
             }
-            if !missing.isEmpty { pending.append((key, state, missing)) }
+            // Policy columns travel with their row: a baseline (a value from before the rule,
+            // at the version of nothing received) is part of what the row holds.
+            if !missing.isEmpty {
+                let sent = Set(missing)
+                for column in everyColumn where !sent.contains(column) {
+                    if counters[columns[column]] != nil || registers[columns[column]] != nil { missing.append(column) }
+                }
+                missing.sort()
+                pending.append((key, state, missing))
+            }
         } else if state.overrides.isEmpty {
             if lastBaseMissing { pending.append((key, state, everyColumn)) }
         } else {

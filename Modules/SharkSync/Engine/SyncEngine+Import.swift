@@ -18,7 +18,7 @@ public struct SyncImportSummary: Sendable, Hashable {
     /// Columns of the file this store's entities do not have (yet), as `Entity.column`.
     public var skippedColumns: [String] = []
     /// The sender's digest of its whole synced content when it wrote the file (only full
-    /// exports carry one): ``SyncEngine/compareDigest(after:)`` compares it with this
+    /// exports carry one): `SyncEngine.compareDigest(after:)` compares it with this
     /// replica's.
     public var senderDigest: SyncDigest?
 

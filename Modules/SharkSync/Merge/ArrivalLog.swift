@@ -202,6 +202,10 @@ extension VersionVector {
     mutating func takeIn(_ state: RowState) {
         takeIn(state.base)
         for version in state.overrides.values { takeIn(version) }
+        guard state.hasPolicyState else { return }
+        for entries in state.counters.values {
+            for entry in entries { takeIn(site: entry.site, sequence: entry.sequence) }
+        }
     }
 }
 

@@ -33,7 +33,9 @@ struct ImportedRowWriter {
         }
         let state = row.state
         let encoded = last?.state == state ? last!.encoded : sites.encode(state)
-        guard !row.hadState, state.exists, state.overrides.isEmpty else {
+        // A batch's keys share one state, and a fold rebuilds it as an insert: rows whose
+        // policy columns keep totals or values of their own get state rows.
+        guard !row.hadState, state.exists, state.overrides.isEmpty, !state.hasPolicyState else {
             states.append((row.key, encoded, !row.hadState))
             last = (state, encoded, nil)
             return

@@ -96,9 +96,9 @@ extension SyncEngine {
                 let added = current.filter { !before.contains($0) && !table.isRenamed($0, from: before) }
                 let ruleChanged = current.filter { before.contains($0) && recordedRules[$0] != rules[$0] }
                 guard !added.isEmpty || !ruleChanged.isEmpty else { continue }
-                var updated: [(key: Value, state: Data, isNew: Bool)] = []
                 if arrival == nil { arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: filters) }
                 _ = try tx.writingBookkeeping { try table.foldBatches(at: arrival!, in: tx) }
+                var states: [(key: Value, state: RowState)] = []
                 for (key, data) in try table.allStates(in: store) {
                     var state = try table.decode(data, sites: sites)
                     guard state.exists else { continue }
@@ -110,8 +110,15 @@ extension SyncEngine {
                         state.counters[column] = nil
                         state.registers[column] = nil
                     }
-                    updated.append((key, sites.encode(state), false))
+                    states.append((key, state))
                 }
+                // Policy columns start from the value each row holds now, as a baseline
+                // every replica shares (see ``PolicyBaseline``).
+                let seeded = (added + ruleChanged).filter { (rules[$0] ?? .lastWriterWins) != .lastWriterWins }
+                if !seeded.isEmpty {
+                    try PolicyBaseline.seed(&states, columns: seeded, rules: rules, of: table.entity, in: store)
+                }
+                let updated = states.map { (key: $0.key, state: sites.encode($0.state), isNew: false) }
                 try tx.writingBookkeeping { try table.write(updated, at: arrival!, in: tx) }
             }
             if let arrival { try ArrivalLog.record(arrival, sites: &sites, in: tx) }

@@ -33,6 +33,7 @@ enum CounterEntries {
         }
         var reader = ByteReader(Array(data), context: "a counter's totals")
         var entries: [CounterEntry] = []
+        var seen = Set<UUID>()
         for _ in 0..<(try reader.count(limit: reader.remaining / 18)) {
             let site = try reader.uuid()
             let total = try reader.zigzag()
@@ -40,9 +41,7 @@ enum CounterEntries {
             guard sequence <= ChangeLogFormat.maximumCounter else {
                 throw reader.corrupt("a counter's sequence number is beyond the range a replica counts to")
             }
-            guard !entries.contains(where: { $0.site == site }) else {
-                throw reader.corrupt("a counter names a site twice")
-            }
+            guard seen.insert(site).inserted else { throw reader.corrupt("a counter names a site twice") }
             entries.append(CounterEntry(site: site, total: total, sequence: sequence))
         }
         guard reader.isAtEnd else { throw reader.corrupt("bytes follow a counter's totals", kind: .trailingBytes) }

@@ -34,14 +34,14 @@ public struct MergePolicy<Root: Model>: Sendable {
     }
 
     /// A maximum: the greatest value any replica wrote wins. A local write that would lower
-    /// it throws ``SyncError/policyViolation(_:)`` (a lower value would never reach the other
+    /// it throws ``SyncError/mergePolicy(_:)`` (a lower value would never reach the other
     /// replicas). The property must be a non-optional number (or `Date`).
     public static func maximum(_ keyPath: PartialKeyPath<Root> & Sendable) -> MergePolicy {
         MergePolicy(keyPath: keyPath, rule: .maximum)
     }
 
     /// A minimum: the least value any replica wrote wins; a local write that would raise it
-    /// throws ``SyncError/policyViolation(_:)``. The property must be a non-optional number
+    /// throws ``SyncError/mergePolicy(_:)``. The property must be a non-optional number
     /// (or `Date`).
     public static func minimum(_ keyPath: PartialKeyPath<Root> & Sendable) -> MergePolicy {
         MergePolicy(keyPath: keyPath, rule: .minimum)

@@ -9,10 +9,21 @@
 /// a register's value), which every write of a synced row keeps in step: a local write
 /// through this capture, an import through its merge. Raw SQL may not write synced entities.
 enum PolicyCapture {
+    ///
+    /// `predatesSync`: the row was stored before sync was enabled and this transaction is the
+    /// first to touch it since; its policy columns start from what it holds (see
+    /// ``PolicyBaseline``).
     static func record(
         _ row: [Value], of schema: EntitySchema, rules: [String: MergeRule], changes: [Change],
-        stamp: TransactionStamp, into state: inout RowState
+        stamp: TransactionStamp, predatesSync: Bool, into state: inout RowState
     ) throws(SyncError) {
+        if predatesSync {
+            for (column, rule) in rules {
+                guard let position = schema.columnIndex(named: column) else { continue }
+                PolicyBaseline.seed(&state, column: column, rule: rule, value: row[position])
+            }
+            return
+        }
         let insertsWhole = changes.contains { $0.operation == .insert }
         for (column, rule) in rules.sorted(by: { $0.key < $1.key }) {
             guard insertsWhole || changes.contains(where: { $0.changedColumns.contains(column) }),

@@ -21,7 +21,7 @@ enum PolicyMerge {
             let merged = laterIncarnation ? incoming : CounterEntries.merge(mine, incoming)
             guard merged != mine || laterIncarnation || (takingEqual && version == current) else { return nil }
             let sum = try CounterEntries.sum(merged, column: column)
-            state.counters[column] = merged
+            state.counters[column] = merged.isEmpty ? nil : merged
             if version.wins(over: current) { state.overrides[column] = version }
             return .integer(sum)
         case .maximum, .minimum:
