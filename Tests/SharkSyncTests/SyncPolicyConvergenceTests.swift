@@ -10,25 +10,43 @@ import Testing
 /// column, on 3 to 5 replicas over mixed drivers, files dropped, duplicated and reordered.
 /// After a final exchange every replica holds the same rows and digest, and for every row no
 /// replica ever removed: the counter is the sum of every difference any replica made, the
-/// maximum the greatest value written, the minimum the least. `SHARK_POLICY_SEED=<seed>`
-/// replays one history; the normal run spends about 8 seconds.
+/// maximum the greatest value written, the minimum the least. Each policy has histories of
+/// its own (only its writes, beside removals and the exchange of files), and a mix of all of
+/// them. `SHARK_POLICY_SEED=<seed>` replays one history of each; the normal run spends about
+/// 3 seconds on each.
 @Suite("Sync convergence: merge policies")
 struct SyncPolicyConvergenceTests {
-    @Test("counters, maxima and minima converge to what every replica wrote, whatever the files' fate")
-    func randomHistories() throws {
+    /// Which writes a history makes.
+    enum Focus: String, CaseIterable, Sendable {
+        case counter, maximum, minimum, mixed
+
+        /// Whether a history of this focus makes writes of kind `operation` (see `history`).
+        func makes(_ operation: Int) -> Bool {
+            switch (self, operation) {
+            case (.mixed, _), (_, 0), (_, 6...): return true
+            case (.counter, 1...2), (.maximum, 3), (.minimum, 4): return true
+            default: return false
+            }
+        }
+    }
+
+    @Test(
+        "counters, maxima and minima converge to what every replica wrote, whatever the files' fate",
+        arguments: Focus.allCases)
+    func randomHistories(focus: Focus) throws {
         let environment = ProcessInfo.processInfo.environment
         if let seed = environment["SHARK_POLICY_SEED"].flatMap(UInt64.init) {
-            try Self.history(seed: seed)
+            try Self.history(seed: seed, focus: focus)
             return
         }
-        let budget = environment["SHARK_SYNC_SOAK"].flatMap(Double.init) ?? 8
+        let budget = environment["SHARK_SYNC_SOAK"].flatMap(Double.init) ?? 3
         let start = Date()
         var seed: UInt64 = 1
         while seed <= 3 || Date().timeIntervalSince(start) < budget {
-            try Self.history(seed: seed)
+            try Self.history(seed: seed, focus: focus)
             seed += 1
         }
-        print("sync convergence of merge policies: \(seed - 1) seeded histories converged")
+        print("sync convergence of merge policies (\(focus.rawValue)): \(seed - 1) seeded histories converged")
     }
 
     /// What every replica wrote to one row, for the rows no replica removed.
@@ -38,7 +56,7 @@ struct SyncPolicyConvergenceTests {
         var lowest = Int.max
     }
 
-    private static func history(seed: UInt64) throws {
+    private static func history(seed: UInt64, focus: Focus) throws {
         var random = SeededGenerator(state: seed &* 7919)
         let drivers: [TestDriver] = [.memory, .sqlite, .sqlcipher]
         let count = Int.random(in: 3...5, using: &random)
@@ -63,7 +81,9 @@ struct SyncPolicyConvergenceTests {
             let store = engines[actor].store
             let key = keys.randomElement(using: &random)!
             let row = try store.find(SyncScore.self, id: key)
-            switch Int.random(in: 0..<12, using: &random) {
+            let operation = Int.random(in: 0..<12, using: &random)
+            guard focus.makes(operation) else { continue }
+            switch operation {
             case 0:  // insert a row not here, with values of its own
                 guard row == nil else { continue }
                 let score = SyncScore(id: key, title: "new")
@@ -94,10 +114,10 @@ struct SyncPolicyConvergenceTests {
                 row.best = value
                 do {
                     try store.commit(row)
-                    #expect(value >= before, "seed \(seed): a lower maximum was committed")
+                    #expect(value >= before, "\(focus) seed \(seed): a lower maximum was committed")
                     written[key, default: Written()].best = max(written[key]!.best, value)
                 } catch SyncError.mergePolicy(let detail) {
-                    #expect(detail.reason == .lowersMaximum && value < before, "seed \(seed): \(detail)")
+                    #expect(detail.reason == .lowersMaximum && value < before, "\(focus) seed \(seed): \(detail)")
                     row.best = before
                 }
             case 4:  // a minimum
@@ -107,10 +127,10 @@ struct SyncPolicyConvergenceTests {
                 row.lowest = value
                 do {
                     try store.commit(row)
-                    #expect(value <= before, "seed \(seed): a higher minimum was committed")
+                    #expect(value <= before, "\(focus) seed \(seed): a higher minimum was committed")
                     written[key, default: Written()].lowest = min(written[key]!.lowest, value)
                 } catch SyncError.mergePolicy(let detail) {
-                    #expect(detail.reason == .raisesMinimum && value > before, "seed \(seed): \(detail)")
+                    #expect(detail.reason == .raisesMinimum && value > before, "\(focus) seed \(seed): \(detail)")
                     row.lowest = before
                 }
             case 5:  // last-writer-wins beside them
@@ -149,17 +169,21 @@ struct SyncPolicyConvergenceTests {
         for (index, engine) in engines.enumerated() {
             #expect(
                 try contents(of: ["SyncScore"], in: engine.store) == expected,
-                "seed \(seed): replica \(index) differs (replay with SHARK_POLICY_SEED=\(seed))")
-            #expect(try engine.digest() == engines[0].digest(), "seed \(seed): replica \(index)'s digest differs")
+                "\(focus) seed \(seed): replica \(index) differs (replay with SHARK_POLICY_SEED=\(seed))")
+            #expect(
+                try engine.digest() == engines[0].digest(), "\(focus) seed \(seed): replica \(index)'s digest differs")
         }
         for (key, wrote) in written where !removed.contains(key) {
             guard let row = try engines[0].store.find(SyncScore.self, id: key) else {
-                Issue.record("seed \(seed): \(key) is missing")
+                Issue.record("\(focus) seed \(seed): \(key) is missing")
                 continue
             }
-            #expect(row.likes == wrote.likes, "seed \(seed): \(key)'s counter is \(row.likes), not \(wrote.likes)")
-            #expect(row.best == wrote.best, "seed \(seed): \(key)'s maximum is \(row.best), not \(wrote.best)")
-            #expect(row.lowest == wrote.lowest, "seed \(seed): \(key)'s minimum is \(row.lowest), not \(wrote.lowest)")
+            #expect(
+                row.likes == wrote.likes, "\(focus) seed \(seed): \(key)'s counter is \(row.likes), not \(wrote.likes)")
+            #expect(row.best == wrote.best, "\(focus) seed \(seed): \(key)'s maximum is \(row.best), not \(wrote.best)")
+            #expect(
+                row.lowest == wrote.lowest,
+                "\(focus) seed \(seed): \(key)'s minimum is \(row.lowest), not \(wrote.lowest)")
         }
     }
 }
