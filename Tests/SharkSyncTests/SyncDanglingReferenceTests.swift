@@ -9,10 +9,7 @@ import Testing
 @Suite("Sync: references to rows removed elsewhere")
 struct SyncDanglingReferenceTests {
     private static func replica(_ driver: TestDriver, site: Int) throws -> SyncEngine {
-        let options = SyncOptions(site: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", site))!)
-        return try SyncEngine(
-            store: try driver.makeStore(), lineage: "dangling", models: [SyncNote.self, SyncFolder.self],
-            options: options)
+        try syncReplica(driver, site: site, lineage: "dangling", models: [SyncNote.self, SyncFolder.self])
     }
 
     @Test(

@@ -11,9 +11,7 @@ import Testing
 /// (full exports, sealed with the rows), and what an import can say with them.
 @Suite("Sync: replica digests")
 struct SyncDigestTests {
-    private static func site(_ number: Int) -> UUID {
-        UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", number))!
-    }
+    private static func site(_ number: Int) -> UUID { testSite(number) }
 
     private static func replica(_ driver: TestDriver, site number: Int, models: [any Model.Type]? = nil) throws
         -> SyncEngine

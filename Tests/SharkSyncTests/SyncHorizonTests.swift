@@ -9,10 +9,7 @@ import Testing
 @Suite("Sync: the tombstone horizon")
 struct SyncHorizonTests {
     private static func replica(_ driver: TestDriver, site: Int) throws -> SyncEngine {
-        let options = SyncOptions(site: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", site))!)
-        return try SyncEngine(
-            store: try driver.makeStore(), lineage: "horizon", models: [SyncNote.self, SyncFolder.self],
-            options: options)
+        try syncReplica(driver, site: site, lineage: "horizon", models: [SyncNote.self, SyncFolder.self])
     }
 
     private static func isBelowHorizon(_ body: () throws -> Void) -> Bool {

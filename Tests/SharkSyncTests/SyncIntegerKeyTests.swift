@@ -22,11 +22,7 @@ private func integerReplica(
 /// Every row of the `Int64`-keyed models, in a form that compares across drivers.
 func integerContents(_ store: Store) throws -> [String] { try contents(of: ["SyncTally", "SyncVisit"], in: store) }
 
-/// Both replicas send each other what the other lacks.
-private func exchange(_ a: SyncEngine, _ b: SyncEngine) throws {
-    try b.importChanges(from: try a.exportChanges(since: try b.versionVector()))
-    try a.importChanges(from: try b.exportChanges(since: try a.versionVector()))
-}
+private func exchange(_ a: SyncEngine, _ b: SyncEngine) throws { try exchangeChanges(a, b) }
 
 @Suite("Sync: Int64 keys")
 struct SyncIntegerKeyTests {

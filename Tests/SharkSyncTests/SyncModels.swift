@@ -181,6 +181,30 @@ extension SyncScore: SyncMerging {
     static let mergePolicies: [MergePolicy<SyncScore>] = [.counter(\.likes), .maximum(\.best), .minimum(\.lowest)]
 }
 
+/// Every kind of policy in one model: ``SyncScore``'s, and tags joined by an app resolver
+/// (their union, kept sorted so that every replica stores the same text).
+@Model
+final class SyncTaggedScore {
+    var id: String
+    var title: String = ""
+    var likes: Int = 0
+    var best: Double = 0
+    var lowest: Int = 1_000
+    var tags: [String] = []
+
+    init(id: String, title: String = "") {
+        self.id = id
+        self.title = title
+    }
+}
+
+extension SyncTaggedScore: SyncMerging {
+    static let mergePolicies: [MergePolicy<SyncTaggedScore>] = [
+        .counter(\.likes), .maximum(\.best), .minimum(\.lowest),
+        .resolved(\.tags, as: "tag-union") { a, b in Array(Set(a.value + b.value)).sorted() },
+    ]
+}
+
 /// The same entity on a replica that declares no policy: its columns merge by
 /// last-writer-wins, so the others' counter and extremes are kept pending there.
 @Model(entity: "SyncScore")
@@ -205,4 +229,110 @@ final class SyncOptionalCounter {
 
 extension SyncOptionalCounter: SyncMerging {
     static let mergePolicies: [MergePolicy<SyncOptionalCounter>] = [.counter(\.likes)]
+}
+
+/// Drafts whose columns merge by app resolvers: the longer title (equal lengths: the greater
+/// text), the furthest status, and the reviewers, a sorted union; a body by
+/// last-writer-wins.
+@Model
+final class SyncDraft {
+    var id: String
+    var title: String = ""
+    var status: SyncDraftStatus = .draft
+    var reviewers: [String] = []
+    var body: String = ""
+
+    init(id: String, title: String = "") {
+        self.id = id
+        self.title = title
+    }
+}
+
+/// A draft's status, which only moves forward.
+enum SyncDraftStatus: String, Codable, CaseIterable {
+    case draft, review, published
+
+    var rank: Int { Self.allCases.firstIndex(of: self)! }
+}
+
+extension SyncDraft: SyncMerging {
+    static let mergePolicies: [MergePolicy<SyncDraft>] = [
+        .resolved(\.title, as: "longer-title") { a, b in
+            (a.value.count, a.value) >= (b.value.count, b.value) ? a.value : b.value
+        },
+        .resolved(\.status, as: "furthest-status") { a, b in a.value.rank >= b.value.rank ? a.value : b.value },
+        .resolved(\.reviewers, as: "reviewer-union") { a, b in Array(Set(a.value + b.value)).sorted() },
+    ]
+}
+
+/// The same entity with a resolver that is no join (it takes the incoming value: not
+/// commutative, though it keeps every local write), which debug builds catch.
+@Model(entity: "SyncDraft")
+final class SyncDraftTakingIncoming {
+    var id: String
+    var title: String = ""
+    var status: SyncDraftStatus = .draft
+    var reviewers: [String] = []
+    var body: String = ""
+
+    init(id: String) { self.id = id }
+}
+
+extension SyncDraftTakingIncoming: SyncMerging {
+    static let mergePolicies: [MergePolicy<SyncDraftTakingIncoming>] = [
+        .resolved(\.title, as: "longer-title") { _, b in b.value },
+        .resolved(\.status, as: "furthest-status") { a, b in a.value.rank >= b.value.rank ? a.value : b.value },
+        .resolved(\.reviewers, as: "reviewer-union") { a, b in Array(Set(a.value + b.value)).sorted() },
+    ]
+}
+
+/// The same entity, whose title resolver has another name: another rule.
+@Model(entity: "SyncDraft")
+final class SyncDraftRenamedResolver {
+    var id: String
+    var title: String = ""
+    var status: SyncDraftStatus = .draft
+    var reviewers: [String] = []
+    var body: String = ""
+
+    init(id: String) { self.id = id }
+}
+
+extension SyncDraftRenamedResolver: SyncMerging {
+    static let mergePolicies: [MergePolicy<SyncDraftRenamedResolver>] = [
+        .resolved(\.title, as: "longest-title") { a, b in a.value.count >= b.value.count ? a.value : b.value },
+        .resolved(\.status, as: "furthest-status") { a, b in a.value.rank >= b.value.rank ? a.value : b.value },
+        .resolved(\.reviewers, as: "reviewer-union") { a, b in Array(Set(a.value + b.value)).sorted() },
+    ]
+}
+
+/// Not syncable: a resolver with a name a header cannot carry.
+@Model
+final class SyncBadResolverName {
+    var id: String
+    var title: String = ""
+
+    init(id: String) { self.id = id }
+}
+
+extension SyncBadResolverName: SyncMerging {
+    static let mergePolicies: [MergePolicy<SyncBadResolverName>] = [
+        .resolved(\.title, as: "two words") { a, b in max(a.value, b.value) }
+    ]
+}
+
+/// Not syncable: a resolver of JSON values over an optional enum, which is stored as its raw
+/// value.
+@Model
+final class SyncOptionalStatusResolver {
+    var id: String
+    var status: SyncDraftStatus?
+
+    init(id: String) { self.id = id }
+}
+
+extension SyncOptionalStatusResolver: SyncMerging {
+    static let mergePolicies: [MergePolicy<SyncOptionalStatusResolver>] = [
+        .resolved(\.status, as: "any-status") { a, b in a.value ?? b.value }
+    ]
 }

@@ -6,11 +6,12 @@ import Testing
 
 @testable import SharkDriverConformance
 
-/// Random histories of rows with a counter, a maximum, a minimum and a last-writer-wins
-/// column, on 3 to 5 replicas over mixed drivers, files dropped, duplicated and reordered.
+/// Random histories of rows with a counter, a maximum, a minimum, tags joined by an app
+/// resolver (their union) and a last-writer-wins column, on 3 to 5 replicas over mixed drivers, files dropped, duplicated and reordered.
 /// After a final exchange every replica holds the same rows and digest, and for every row no
 /// replica ever removed: the counter is the sum of every difference any replica made, the
-/// maximum the greatest value written, the minimum the least. Each policy has histories of
+/// maximum the greatest value written, the minimum the least, the tags every tag written. Each
+/// policy has histories of
 /// its own (only its writes, beside removals and the exchange of files), and a mix of all of
 /// them. `SHARK_POLICY_SEED=<seed>` replays one history of each; the normal run spends about
 /// 3 seconds on each.
@@ -18,20 +19,20 @@ import Testing
 struct SyncPolicyConvergenceTests {
     /// Which writes a history makes.
     enum Focus: String, CaseIterable, Sendable {
-        case counter, maximum, minimum, mixed
+        case counter, maximum, minimum, resolver, mixed
 
         /// Whether a history of this focus makes writes of kind `operation` (see `history`).
         func makes(_ operation: Int) -> Bool {
             switch (self, operation) {
-            case (.mixed, _), (_, 0), (_, 6...): return true
-            case (.counter, 1...2), (.maximum, 3), (.minimum, 4): return true
+            case (.mixed, _), (_, 0), (_, 6...8), (_, 10...): return true
+            case (.counter, 1...2), (.maximum, 3), (.minimum, 4), (.resolver, 9): return true
             default: return false
             }
         }
     }
 
     @Test(
-        "counters, maxima and minima converge to what every replica wrote, whatever the files' fate",
+        "counters, maxima, minima and resolvers converge to what every replica wrote, whatever the files' fate",
         arguments: Focus.allCases)
     func randomHistories(focus: Focus) throws {
         let environment = ProcessInfo.processInfo.environment
@@ -54,6 +55,7 @@ struct SyncPolicyConvergenceTests {
         var likes = 0
         var best = -Double.infinity
         var lowest = Int.max
+        var tags = Set<String>()
     }
 
     private static func history(seed: UInt64, focus: Focus) throws {
@@ -69,7 +71,7 @@ struct SyncPolicyConvergenceTests {
             engines.append(
                 try SyncEngine(
                     store: try drivers[(index + Int(seed)) % drivers.count].makeStore(), lineage: "policies",
-                    models: [SyncScore.self], options: options))
+                    models: [SyncTaggedScore.self], options: options))
         }
         let keys = ["a", "b", "c"]
         var written: [String: Written] = [:]
@@ -80,17 +82,19 @@ struct SyncPolicyConvergenceTests {
             let actor = Int.random(in: 0..<count, using: &random)
             let store = engines[actor].store
             let key = keys.randomElement(using: &random)!
-            let row = try store.find(SyncScore.self, id: key)
-            let operation = Int.random(in: 0..<12, using: &random)
+            let row = try store.find(SyncTaggedScore.self, id: key)
+            let operation = Int.random(in: 0..<13, using: &random)
             guard focus.makes(operation) else { continue }
             switch operation {
             case 0:  // insert a row not here, with values of its own
                 guard row == nil else { continue }
-                let score = SyncScore(id: key, title: "new")
+                let score = SyncTaggedScore(id: key, title: "new")
                 score.likes = Int.random(in: 0...3, using: &random)
                 score.best = Double(Int.random(in: 0...20, using: &random))
                 score.lowest = Int.random(in: 100...200, using: &random)
+                score.tags = Bool.random(using: &random) ? ["t\(Int.random(in: 0..<6, using: &random))"] : []
                 try store.commit(score)
+                written[key, default: Written()].tags.formUnion(score.tags)
                 written[key, default: Written()].likes += score.likes
                 written[key]!.best = max(written[key]!.best, score.best)
                 written[key]!.lowest = min(written[key]!.lowest, score.lowest)
@@ -105,7 +109,7 @@ struct SyncPolicyConvergenceTests {
             case 2:  // an expression over the row
                 guard row != nil else { continue }
                 let step = Int.random(in: 1...3, using: &random)
-                try SyncScore.query(in: store).where(\.id == key).updateAll(.set(\.likes, to: \.likes + step))
+                try SyncTaggedScore.query(in: store).where(\.id == key).updateAll(.set(\.likes, to: \.likes + step))
                 written[key, default: Written()].likes += step
             case 3:  // a maximum: raising works, lowering throws and changes nothing
                 guard let row else { continue }
@@ -149,6 +153,20 @@ struct SyncPolicyConvergenceTests {
                     : try engines[actor].exportChanges(since: try engines[receiver].versionVector())
                 if Int.random(in: 0..<5, using: &random) > 0 { network.append((receiver, file)) }
                 if Int.random(in: 0..<5, using: &random) == 0 { network.append((receiver, file)) }
+            case 9:  // tags: adding is kept by the union; removing one is refused, and changes nothing
+                guard let row else { continue }
+                let before = row.tags
+                let tag = "t\(Int.random(in: 0..<6, using: &random))"
+                let removes = !before.isEmpty && Int.random(in: 0..<4, using: &random) == 0
+                row.tags = removes ? Array(before.dropFirst()) : Array(Set(before + [tag])).sorted()
+                do {
+                    try store.commit(row)
+                    #expect(!removes, "\(focus) seed \(seed): a removed tag was committed")
+                    written[key, default: Written()].tags.formUnion(row.tags)
+                } catch SyncError.mergePolicy(let detail) {
+                    #expect(detail.reason == .writeNotKept && removes, "\(focus) seed \(seed): \(detail)")
+                    row.tags = before
+                }
             default:  // deliver a file in flight, in any order
                 guard !network.isEmpty else { continue }
                 let delivery = network.remove(at: Int.random(in: 0..<network.count, using: &random))
@@ -165,16 +183,16 @@ struct SyncPolicyConvergenceTests {
                 }
             }
         }
-        let expected = try contents(of: ["SyncScore"], in: engines[0].store)
+        let expected = try contents(of: ["SyncTaggedScore"], in: engines[0].store)
         for (index, engine) in engines.enumerated() {
             #expect(
-                try contents(of: ["SyncScore"], in: engine.store) == expected,
+                try contents(of: ["SyncTaggedScore"], in: engine.store) == expected,
                 "\(focus) seed \(seed): replica \(index) differs (replay with SHARK_POLICY_SEED=\(seed))")
             #expect(
                 try engine.digest() == engines[0].digest(), "\(focus) seed \(seed): replica \(index)'s digest differs")
         }
         for (key, wrote) in written where !removed.contains(key) {
-            guard let row = try engines[0].store.find(SyncScore.self, id: key) else {
+            guard let row = try engines[0].store.find(SyncTaggedScore.self, id: key) else {
                 Issue.record("\(focus) seed \(seed): \(key) is missing")
                 continue
             }
@@ -184,6 +202,9 @@ struct SyncPolicyConvergenceTests {
             #expect(
                 row.lowest == wrote.lowest,
                 "\(focus) seed \(seed): \(key)'s minimum is \(row.lowest), not \(wrote.lowest)")
+            #expect(
+                row.tags == wrote.tags.sorted(),
+                "\(focus) seed \(seed): \(key)'s tags are \(row.tags), not \(wrote.tags)")
         }
     }
 }

@@ -13,15 +13,10 @@ struct SyncPolicyTests {
     private static func replica(_ driver: TestDriver, site number: Int, models: [any Model.Type] = [SyncScore.self])
         throws -> SyncEngine
     {
-        let options = SyncOptions(site: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", number))!)
-        return try SyncEngine(store: try driver.makeStore(), lineage: "policies", models: models, options: options)
+        try syncReplica(driver, site: number, lineage: "policies", models: models)
     }
 
-    /// Each replica sends the other what it lacks.
-    private static func exchange(_ a: SyncEngine, _ b: SyncEngine) throws {
-        try b.importChanges(from: try a.exportChanges(since: try b.versionVector()))
-        try a.importChanges(from: try b.exportChanges(since: try a.versionVector()))
-    }
+    private static func exchange(_ a: SyncEngine, _ b: SyncEngine) throws { try exchangeChanges(a, b) }
 
     private static func score(_ engine: SyncEngine, _ id: String = "s") throws -> SyncScore {
         try #require(try engine.store.find(SyncScore.self, id: id))

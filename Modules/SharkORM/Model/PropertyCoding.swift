@@ -200,6 +200,15 @@ public enum _SharkCoding {
         if let value { row.write(try encodeJSON(value), at: index) } else { row.writeNull(at: index) }
     }
 
+    /// A `Codable` property value as the JSON text its column stores: what sync's app
+    /// resolvers decode and encode (one encoding wherever a value comes from).
+    package static func storedJSON<T: Encodable>(_ value: T) throws(SharkError) -> String { try encodeJSON(value) }
+
+    /// The `Codable` property value a column's JSON text holds.
+    package static func decodeStoredJSON<T: Decodable>(_ type: T.Type, _ text: String) throws(SharkError) -> T {
+        try decodeJSON(type, text)
+    }
+
     @usableFromInline
     static func encodeJSON<T: Encodable>(_ value: T) throws(SharkError) -> String {
         let encoder = JSONEncoder()

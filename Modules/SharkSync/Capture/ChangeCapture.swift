@@ -120,8 +120,8 @@ final class ChangeCapture: TransactionObserver {
                     written.append((key, inserted!, true))
                     continue
                 }
-                var state: RowState?
-                if let storedState { state = try table.decode(storedState, sites: sites) }
+                let before = try storedState.map { try table.decode($0, sites: sites) }
+                var state = before
                 for change in touched.changes(at: position) {
                     switch change.operation {
                     case .insert:
@@ -146,7 +146,7 @@ final class ChangeCapture: TransactionObserver {
                 if !rules.isEmpty, state.exists, let row = policyRows[RowKey(key)] {
                     let changes = touched.changes(at: position)
                     try PolicyCapture.record(
-                        row, of: table.entity, rules: rules, changes: changes, stamp: stamp,
+                        row, of: table.entity, rules: rules, changes: changes, stamp: stamp, before: before,
                         // A row stored before sync was enabled: what it holds is a baseline.
                         predatesSync: storedState == nil && changes.first?.operation != .insert, into: &state)
                 }

@@ -59,6 +59,13 @@ struct RowState: Hashable, Sendable {
         set { setPolicy { $0.registers = newValue } }
     }
 
+    /// The writes each resolver column's value includes, one per site (see
+    /// ``Contribution``).
+    var contributions: [String: [Contribution]] {
+        get { policy?.contributions ?? [:] }
+        set { setPolicy { $0.contributions = newValue } }
+    }
+
     /// Whether a column with a merge policy keeps anything here.
     var hasPolicyState: Bool { policy != nil }
 
@@ -67,7 +74,7 @@ struct RowState: Hashable, Sendable {
     private mutating func setPolicy(_ change: (inout PolicyState) -> Void) {
         var state = policy ?? PolicyState()
         change(&state)
-        policy = state.counters.isEmpty && state.registers.isEmpty ? nil : state
+        policy = state.counters.isEmpty && state.registers.isEmpty && state.contributions.isEmpty ? nil : state
     }
 
     init(causalLength: UInt64, base: ColumnVersion, overrides: [String: ColumnVersion] = [:]) {
@@ -122,6 +129,7 @@ struct RowState: Hashable, Sendable {
 struct PolicyState: Hashable, Sendable {
     var counters: [String: [CounterEntry]] = [:]
     var registers: [String: Value] = [:]
+    var contributions: [String: [Contribution]] = [:]
 }
 
 /// What a local transaction stamps on the columns it writes: its timestamp, this site, and

@@ -74,6 +74,17 @@ struct PendingRow: Sendable {
             return RegisterOrder.wins(
                 incoming.value, at: incoming.version, over: mine.value, at: mine.version, rule: rule)
                 ? incoming : mine
+        case .resolver:
+            // The value that includes the other's writes; for concurrent ones (which only the
+            // app's resolver could join, and this store may not have it) the later. Either
+            // way the sites of kept values stay unclaimed here, so peers send the other again
+            // once the column merges here.
+            guard let theirs = try? ResolvedValue.decode(incoming.value),
+                let ours = try? ResolvedValue.decode(mine.value)
+            else { return nil }
+            if ResolvedValue.covers(ours.contributions, theirs.contributions) { return mine }
+            if ResolvedValue.covers(theirs.contributions, ours.contributions) { return incoming }
+            return incoming.version.wins(over: mine.version) ? incoming : mine
         case .lastWriterWins:
             return nil
         }
@@ -222,8 +233,8 @@ extension SyncEngine {
                     func fits(_ column: String, _ value: Value) -> Bool {
                         let rule = row.rules[column] ?? .lastWriterWins
                         guard rule == (rules[column] ?? .lastWriterWins) else { return false }
-                        // A counter's totals, decoded when merged.
-                        if rule == .counter { return schema.columns.dropFirst().contains { $0.name == column } }
+                        // A counter's totals, a resolver's envelope: decoded when merged.
+                        if rule.namesSites { return schema.columns.dropFirst().contains { $0.name == column } }
                         return schema.columns.dropFirst().contains { $0.name == column && $0.fitting(value) != nil }
                     }
                     var applicable = row

@@ -78,6 +78,18 @@ struct SiteTable {
             writer.append(string: column)
             writer.append(value: value)
         }
+        // Resolvers' contributions, only when there are some (states written before
+        // resolvers existed end with the registers).
+        guard !state.contributions.isEmpty else { return Data(writer.bytes) }
+        writer.append(varint: state.contributions.count)
+        for (column, entries) in state.contributions.sorted(by: { $0.key < $1.key }) {
+            writer.append(string: column)
+            writer.append(varint: entries.count)
+            for entry in entries {
+                writer.append(varint: number(of: entry.site))
+                writer.append(varint: entry.sequence)
+            }
+        }
         return Data(writer.bytes)
     }
 
@@ -111,6 +123,16 @@ struct SiteTable {
         for _ in 0..<(try reader.count(limit: reader.remaining)) {
             let column = try reader.string()
             state.registers[column] = try reader.value()
+        }
+        guard !reader.isAtEnd else { return state }
+        for _ in 0..<(try reader.count(limit: reader.remaining)) {
+            let column = try reader.string()
+            var entries: [Contribution] = []
+            for _ in 0..<(try reader.count(limit: reader.remaining)) {
+                let site = try site(number: try reader.count(limit: Int.max))
+                entries.append(Contribution(site: site, sequence: try reader.varint()))
+            }
+            state.contributions[column] = entries
         }
         return state
     }

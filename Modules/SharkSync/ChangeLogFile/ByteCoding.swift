@@ -161,12 +161,22 @@ struct ByteReader {
             ))
     }
 
+    /// A length prefix: at most the bytes that follow it (a limit taken before reading the
+    /// prefix would let a length run past the end by the prefix's own size).
+    private mutating func length() throws(SyncError) -> Int {
+        let value = try varint()
+        guard value <= UInt64(remaining) else {
+            throw corrupt("a length of \(value) runs past the end, \(remaining) bytes on", kind: .truncated)
+        }
+        return Int(value)
+    }
+
     mutating func lengthPrefixed() throws(SyncError) -> ArraySlice<UInt8> {
-        try bytes(count(limit: remaining))
+        try bytes(length())
     }
 
     mutating func string() throws(SyncError) -> String {
-        let count = try count(limit: remaining)
+        let count = try length()
         let range = offset..<offset + count
         let text = bytes.withUnsafeBufferPointer { whole -> String? in
             let slice = UnsafeBufferPointer(rebasing: whole[range])
@@ -181,7 +191,7 @@ struct ByteReader {
 
     /// Length-prefixed bytes as `Data`, copied once.
     mutating func data() throws(SyncError) -> Data {
-        let count = try count(limit: remaining)
+        let count = try length()
         let range = offset..<offset + count
         offset += count
         return bytes.withUnsafeBufferPointer { whole in

@@ -117,8 +117,10 @@ public struct ChangeLogContents: Sendable {
         /// What its values mean (`.date` for a Date's seconds, `.uuid` for 16 bytes; for a
         /// relationship, its target key's), when the file says (``carriesLogicalTypes``).
         public var logicalType: LogicalType?
-        /// How its values merge (flags bit 3): `counter`, `maximum`, `minimum`, or empty for
-        /// last-writer-wins. A counter's values are its per-site totals (docs/sync-format.md).
+        /// How its values merge (flags bit 3): `counter`, `maximum`, `minimum`,
+        /// `resolver:<name>` (an app resolver), or empty for last-writer-wins. A counter's
+        /// values are its per-site totals, a resolver's its contributions and value
+        /// (docs/sync-format.md).
         public var mergeRule: String
     }
 

@@ -58,6 +58,23 @@ struct ChangeLogImport {
         self.local = local
         clock = HybridLogicalClock(last: UInt64(local.clock))
         arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: engine.filters)
+        try Self.checkResolvers(of: log, in: engine)
+    }
+
+    /// Refuses, before anything is applied, a file with values of a column that merges here
+    /// by an app resolver this engine has only the name of (opened without the model).
+    private static func checkResolvers(of log: ChangeLog, in engine: SyncEngine) throws {
+        for entity in log.entities {
+            guard let table = engine.tables[entity.name], let rules = engine.mergeRules[entity.name] else { continue }
+            for column in entity.columns where column.rule.isResolver {
+                let name = SyncEngine.localName(of: column, in: table.entity) ?? column.name
+                // A rule that differs here keeps the values pending: nothing to merge.
+                guard let resolver = rules[name]?.resolver, rules[name] == column.rule, resolver.join == nil else {
+                    continue
+                }
+                throw MergeResolver.unavailable(resolver.name, column: "\(entity.name).\(name)")
+            }
+        }
     }
 
     /// Applies the rows of one frame, of the file's entity number `entityIndex`.
@@ -70,12 +87,12 @@ struct ChangeLogImport {
                 arrival.note(version)
             }
         }
-        // A counter's totals name sites of their own (the other sites' earlier additions):
-        // the arrival covers them too, or an export since a vector that covers it could
-        // skip a total the peer lacks.
-        if entity.columns.contains(where: { $0.rule == .counter }) {
+        // A counter's totals and a resolver's contributions name sites of their own (the
+        // other sites' earlier writes): the arrival covers them too, or an export since a
+        // vector that covers it could skip a total the peer lacks.
+        if entity.columns.contains(where: { $0.rule.namesSites }) {
             for row in rows {
-                for site in Self.counterSites(of: row, in: entity) {
+                for site in Self.policySites(of: row, in: entity) {
                     arrival.note(site: site.site, sequence: site.sequence)
                 }
             }
@@ -126,15 +143,24 @@ struct ChangeLogImport {
         return summary
     }
 
-    /// The sites (and sequences) a row's counter totals name, with `only` the columns to
-    /// look at (all by default). A blob that does not decode names none: merging it throws.
-    private static func counterSites(of row: RowChange, in entity: ChangeLogEntity, only: ((Int) -> Bool)? = nil)
+    /// The sites (and sequences) a row's counter totals and resolver contributions name,
+    /// with `only` the columns to look at (all by default). A blob that does not decode names
+    /// none: merging it throws.
+    private static func policySites(of row: RowChange, in entity: ChangeLogEntity, only: ((Int) -> Bool)? = nil)
         -> [(site: UUID, sequence: UInt64)]
     {
         var sites: [(site: UUID, sequence: UInt64)] = []
-        for change in row.values where entity.columns[change.column].rule == .counter && only?(change.column) != false {
-            guard let entries = try? CounterEntries.decode(change.value) else { continue }
-            for entry in entries { sites.append((entry.site, entry.sequence)) }
+        for change in row.values where only?(change.column) != false {
+            switch entity.columns[change.column].rule {
+            case .counter:
+                guard let entries = try? CounterEntries.decode(change.value) else { continue }
+                for entry in entries { sites.append((entry.site, entry.sequence)) }
+            case .resolver:
+                guard let resolved = try? ResolvedValue.decode(change.value) else { continue }
+                for entry in resolved.contributions { sites.append((entry.site, entry.sequence)) }
+            default:
+                continue
+            }
         }
         return sites
     }
@@ -144,7 +170,7 @@ struct ChangeLogImport {
     private mutating func keepUnsynced(_ entity: ChangeLogEntity) throws {
         for row in entity.rows {
             for version in row.versions { incomplete.insert(version.site) }
-            for site in Self.counterSites(of: row, in: entity) { incomplete.insert(site.site) }
+            for site in Self.policySites(of: row, in: entity) { incomplete.insert(site.site) }
         }
         let names = entity.columns.map(\.name)
         try engine.keepPending(
@@ -161,9 +187,10 @@ struct ChangeLogImport {
         /// Each of the file's columns' position in this store's rows (nil: not here).
         let positions: [Int?]
         let columns: [ColumnSchema?]
-        /// Whether each of the file's columns is a counter here: its values are totals, not
-        /// values of the column's storage class.
-        let isCounter: [Bool]
+        /// Whether each of the file's columns merges here by a policy whose file value is an
+        /// envelope (a counter's totals, a resolver's contributions and value), not a value of
+        /// the column's storage class.
+        let isEnvelope: [Bool]
         /// The names of this store's columns, the key left out.
         let here: Set<String>
 
@@ -176,7 +203,7 @@ struct ChangeLogImport {
                 names = entity.columns.map(\.name)
                 positions = names.map { _ in nil }
                 columns = positions.map { _ in nil }
-                isCounter = positions.map { _ in false }
+                isEnvelope = positions.map { _ in false }
                 return
             }
             here = Set(schema.columns.dropFirst().map(\.name))
@@ -190,7 +217,7 @@ struct ChangeLogImport {
                 guard let position, (rules[column.0] ?? .lastWriterWins) == column.1.rule else { return nil }
                 return schema.columns[position]
             }
-            isCounter = zip(columns, entity.columns).map { $0 != nil && $1.rule == .counter }
+            isEnvelope = zip(columns, entity.columns).map { $0 != nil && $1.rule.namesSites }
         }
     }
 
@@ -210,8 +237,8 @@ struct ChangeLogImport {
         for (index, row) in entity.rows.enumerated() {
             // Most rows fit as they are: they are used without a copy.
             let fitsAsItIs = row.values.allSatisfy { change in
-                // A counter's totals: decoded when merged.
-                if mapping.isCounter[change.column] { return true }
+                // A counter's totals, a resolver's envelope: decoded when merged.
+                if mapping.isEnvelope[change.column] { return true }
                 // Spelled out: `storageType` is nil for NULL, so a NULL that does not fit
                 // (nil) must not compare equal to a NULL as it is.
                 guard let fitted = mapping.columns[change.column]?.fitting(change.value) else { return false }
@@ -226,7 +253,7 @@ struct ChangeLogImport {
             usable.values.removeAll(keepingCapacity: true)
             var keptColumns = Set<Int>()
             for change in row.values {
-                if mapping.isCounter[change.column] {
+                if mapping.isEnvelope[change.column] {
                     usable.values.append(change)
                 } else if let column = mapping.columns[change.column], let value = column.fitting(change.value) {
                     usable.values.append(ColumnChange(column: change.column, version: change.version, value: value))
@@ -236,8 +263,9 @@ struct ChangeLogImport {
                 }
             }
             if !keptColumns.isEmpty {
-                // A kept counter's totals name sites of their own: not claimed either.
-                for site in Self.counterSites(of: row, in: entity, only: keptColumns.contains) {
+                // A kept counter's totals (resolver's contributions) name sites of their own:
+                // not claimed either.
+                for site in Self.policySites(of: row, in: entity, only: keptColumns.contains) {
                     incomplete.insert(site.site)
                 }
                 skipped.formUnion(keptColumns)

@@ -38,8 +38,10 @@ struct EntityExport {
     private let columns: [String]
     private let everyColumn: [Int]
     /// The positions of the counter columns (see ``MergePolicy/counter(_:)``), whose values
-    /// travel as their totals.
+    /// travel as their totals, and of the resolver columns, whose values travel with their
+    /// contributions (see ``ResolvedValue``).
     private let counterColumns: [Int]
+    private let resolverColumns: [Int]
     /// Rows to send: each row's key, state, and the columns (positions among the non-key
     /// columns) the peer lacks.
     private var pending: [(key: Value, state: RowState, columns: [Int])] = []
@@ -68,6 +70,7 @@ struct EntityExport {
         everyColumn = Array(columns.indices)
         let names = columns
         counterColumns = names.indices.filter { rules[names[$0]] == .counter }
+        resolverColumns = names.indices.filter { rules[names[$0]]?.isResolver == true }
         entity = Self.describe(table, schemas: schemas, rules: rules)
     }
 
@@ -213,16 +216,23 @@ struct EntityExport {
                 pending.append((key, state, []))
             }
         } else if state.hasPolicyState {
-            // A counter's column version is its latest total's; the peer may lack another
-            // site's earlier one, so each total is looked at.
+            // A counter's column version is its latest total's, a resolver's value's the
+            // greatest of the writes it joins; the peer may lack another site's earlier total
+            // or another write joined in, so each is looked at.
             let counters = state.counters
             let registers = state.registers
+            let contributions = state.contributions
             var missing = everyColumn.filter { column in
                 let name = columns[column]
                 if let entries = counters[name],
                     entries.contains(where: {
                         !peer.covers(site: $0.site, sequence: $0.sequence)
                     })
+                {
+                    return true
+                }
+                if let entries = contributions[name],
+                    entries.contains(where: { !peer.covers(site: $0.site, sequence: $0.sequence) })
                 {
                     return true
                 }
@@ -286,6 +296,8 @@ struct EntityExport {
                 var value = values[column + 1]
                 if !counterColumns.isEmpty, counterColumns.contains(column) {
                     value = CounterEntries.encode(state.counters[columns[column]] ?? [])
+                } else if !resolverColumns.isEmpty, resolverColumns.contains(column) {
+                    value = ResolvedValue.encode(state.contributions[columns[column]] ?? [], value: value)
                 }
                 changed.append(ColumnChange(column: column, version: index, value: value))
             }

@@ -231,13 +231,26 @@ public final class SyncEngine: Sendable {
             case .counter: fits = column.type == .integer && !column.isNullable
             case .maximum, .minimum: fits = (column.type == .integer || column.type == .real) && !column.isNullable
             case .lastWriterWins: fits = true
+            case .resolver(let resolver):
+                // A resolver of Codable values decodes JSON: an enum stored as its raw value
+                // (or an optional one) would not read back.
+                fits = !resolver.decodesJSON || column.logicalType == .json
+                if !fits {
+                    throw SyncError.unsupportedModel(
+                        entity: schema.name,
+                        reason:
+                            "the resolver of \(name) decodes JSON, but the property is stored as its raw value: declare the resolver over a non-optional enum, or store the property as Codable"
+                    )
+                }
             }
             guard fits, column.relationship == nil else {
                 throw SyncError.unsupportedModel(
                     entity: schema.name,
-                    reason: rule == .counter
-                        ? "the counter \(name) must be a non-optional integer property"
-                        : "the \(rule.rawValue) \(name) must be a non-optional number (or Date) property")
+                    reason: rule.isResolver
+                        ? "\(name) is a relationship: it cannot merge by a resolver"
+                        : rule == .counter
+                            ? "the counter \(name) must be a non-optional integer property"
+                            : "the \(rule.rawValue) \(name) must be a non-optional number (or Date) property")
             }
             if schema.indexes.contains(where: { $0.isUnique && $0.columns.contains(name) }) {
                 throw SyncError.unsupportedModel(

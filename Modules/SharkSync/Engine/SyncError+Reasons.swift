@@ -11,6 +11,18 @@ extension SyncError {
         case raisesMinimum
         /// A counter's value, or a replica's total, would no longer fit 64 bits.
         case counterOverflow
+        /// A column merges by an app resolver this engine does not have: it was opened without
+        /// the model that declares it (as the command line opens a store), or with a model that
+        /// no longer does. Nothing of the file is applied.
+        case resolverUnavailable
+        /// An app resolver broke a law of a join (commutative, idempotent, associative) on the
+        /// values it merged: checked in debug builds, and by ``MergePolicy/checkJoin(_:on:)``.
+        case notAJoin
+        /// A local write of a resolver's column is not one the resolver keeps against the
+        /// value it replaces (`j(old, new) != new`): replicas would not converge.
+        case writeNotKept
+        /// An app resolver's values could not be read from, or stored in, their column.
+        case resolverFailed
     }
 
     /// What is damaged in a change log, or in the store's sync metadata (``corrupt(_:)``).

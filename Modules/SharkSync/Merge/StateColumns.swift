@@ -109,6 +109,7 @@ extension SyncEngine {
                         state.overrides[column] = RowMerge.unknown
                         state.counters[column] = nil
                         state.registers[column] = nil
+                        state.contributions[column] = nil
                     }
                     states.append((key, state))
                 }

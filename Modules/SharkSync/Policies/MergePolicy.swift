@@ -22,6 +22,8 @@ import Foundation
 public struct MergePolicy<Root: Model>: Sendable {
     let keyPath: PartialKeyPath<Root> & Sendable
     let rule: MergeRule
+    /// The property's stored value in an object, for checking a resolver on samples.
+    var read: (@Sendable (Root) throws(SharkError) -> Value)? = nil
 
     /// A counter: concurrent increments on two replicas both count. Each replica keeps its
     /// own running total of what it added (per row, until the row is removed), and the value
@@ -68,15 +70,6 @@ public protocol SyncMerging: Model {
     static var mergePolicies: [MergePolicy<Self>] { get }
 }
 
-/// The merge rule of a column, as the sync metadata records it and a change log's header names
-/// it.
-enum MergeRule: String, Sendable, Hashable {
-    case lastWriterWins = ""
-    case counter
-    case maximum
-    case minimum
-}
-
 extension SyncMerging {
     /// The rules by column name; throws for a property that is not a stored column.
     static func mergeRules() throws -> [String: MergeRule] {
@@ -87,6 +80,13 @@ extension SyncMerging {
                     entity: _sharkEntityName, reason: "a merge policy names a property that is not a stored column")
             }
             let name = _sharkSchemaColumns[Int(index)].name
+            if case .resolver(let resolver) = policy.rule, !MergeResolver.isValidName(resolver.name) {
+                throw SyncError.unsupportedModel(
+                    entity: _sharkEntityName,
+                    reason:
+                        "the resolver of \(name) is named \"\(resolver.name)\": a name is 1 to 200 ASCII letters, digits, '-', '_' or '.'"
+                )
+            }
             guard rules[name] == nil else {
                 throw SyncError.unsupportedModel(entity: _sharkEntityName, reason: "\(name) has two merge policies")
             }

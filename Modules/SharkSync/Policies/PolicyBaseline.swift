@@ -4,7 +4,8 @@
 /// stored before sync was enabled, a column a migration added (its back-fill value), or a
 /// column whose rule changed. The value then held is a **baseline**, not a write of this
 /// replica: a counter gets an entry of the nil site (`RowMerge.unknown`) at sequence 0 with
-/// that total, a maximum or minimum a settled value. Replicas that start from the same value
+/// that total, a maximum or minimum a settled value, a resolver's column a value that
+/// includes the nil site's write 0. Replicas that start from the same value
 /// agree; ones that start from different values converge on the greater baseline (a counter
 /// keeps, for one site and sequence, the greater total). Later writes count from it, so a
 /// replica's first increment adds one, not the whole value again.
@@ -46,6 +47,10 @@ enum PolicyBaseline {
             state.counters[column] = [counterEntry(total)]
         case .maximum, .minimum:
             state.registers[column] = value
+        case .resolver:
+            // A baseline includes no write: the nil site at sequence 0 stands for it.
+            state.registers[column] = value
+            state.contributions[column] = [Contribution(site: RowMerge.unknown.site, sequence: 0)]
         case .lastWriterWins:
             return
         }

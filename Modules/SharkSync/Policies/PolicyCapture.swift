@@ -3,7 +3,8 @@
 /// What a local transaction records for columns with a merge policy (``MergePolicy``), from
 /// the values it leaves in them and the row's state from before it: for a counter, the
 /// difference it made, added to this site's total; for a maximum or minimum, the new value,
-/// unless it would lower (raise) the one sync settled, which throws.
+/// unless it would lower (raise) the one sync settled, which throws; for a resolver's column,
+/// the new value, which includes every write the replaced one did and this one.
 ///
 /// The value from before the transaction is the state's own (the sum of a counter's totals,
 /// a register's value), which every write of a synced row keeps in step: a local write
@@ -15,7 +16,7 @@ enum PolicyCapture {
     /// ``PolicyBaseline``).
     static func record(
         _ row: [Value], of schema: EntitySchema, rules: [String: MergeRule], changes: [Change],
-        stamp: TransactionStamp, predatesSync: Bool, into state: inout RowState
+        stamp: TransactionStamp, before: RowState?, predatesSync: Bool, into state: inout RowState
     ) throws(SyncError) {
         if predatesSync {
             for (column, rule) in rules {
@@ -59,6 +60,26 @@ enum PolicyCapture {
                     }
                 }
                 state.registers[column] = value
+            case .resolver(let resolver):
+                if let settled = state.registers[column] {
+                    // A write the resolver would not keep against the value it replaces could
+                    // be undone by a replica that joined the old value with a concurrent one.
+                    guard let join = resolver.join else {
+                        throw MergeResolver.unavailable(resolver.name, column: "\(schema.name).\(column)")
+                    }
+                    let kept = try join(
+                        settled, before?.version(of: column) ?? RowMerge.unknown, value,
+                        stamp.version(causalLength: state.causalLength))
+                    guard JoinLaws.same(kept, value) else {
+                        throw .mergePolicy(
+                            .writeNotKept,
+                            "\(schema.name).\(column) merges by the resolver \"\(resolver.name)\", which keeps \(kept), not the value written (\(value)), against the value it replaces (\(settled))"
+                        )
+                    }
+                }
+                state.registers[column] = value
+                state.contributions[column] = ResolvedValue.union(
+                    state.contributions[column] ?? [], [Contribution(site: stamp.site, sequence: stamp.sequence)])
             case .lastWriterWins:
                 continue
             }

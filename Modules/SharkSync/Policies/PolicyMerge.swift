@@ -34,8 +34,50 @@ enum PolicyMerge {
             state.registers[column] = value
             state.overrides[column] = version
             return value
+        case .resolver(let resolver):
+            let incoming = try ResolvedValue.decode(value)
+            let mine = state.contributions[column] ?? []
+            var merged = incoming
+            var stamp = (value: incoming.value, version: version)
+            if !laterIncarnation, let local = state.registers[column] {
+                let includesIncoming = ResolvedValue.covers(mine, incoming.contributions)
+                let includedByIncoming = ResolvedValue.covers(incoming.contributions, mine)
+                if includesIncoming && !includedByIncoming {
+                    // The local value was written or joined after the incoming one.
+                    return nil
+                }
+                if includesIncoming && includedByIncoming {
+                    // The same writes: equal values, but for two baselines (values from before
+                    // the rule) that differ, which join like concurrent values.
+                    if JoinLaws.same(local, incoming.value) {
+                        guard takingEqual && version == current else { return nil }
+                        merged.value = local
+                    } else {
+                        stamp = try join(resolver, local, at: current, incoming.value, at: version, column: column)
+                        merged.value = stamp.value
+                    }
+                } else if !includedByIncoming {
+                    // Concurrent: neither writer had seen the other's value.
+                    stamp = try join(resolver, local, at: current, incoming.value, at: version, column: column)
+                    merged.value = stamp.value
+                    merged.contributions = ResolvedValue.union(mine, incoming.contributions)
+                }
+            }
+            state.registers[column] = merged.value
+            state.contributions[column] = merged.contributions
+            state.overrides[column] = stamp.version
+            return merged.value
         case .lastWriterWins:
             return nil
         }
+    }
+
+    /// The app's join of two concurrent values, with the version it carries.
+    private static func join(
+        _ resolver: MergeResolver, _ local: Value, at localVersion: ColumnVersion, _ incoming: Value,
+        at incomingVersion: ColumnVersion, column: String
+    ) throws(SyncError) -> (value: Value, version: ColumnVersion) {
+        let value = try resolver.apply(local, at: localVersion, incoming, at: incomingVersion, column: column)
+        return (value, MergeResolver.version(joining: localVersion, incomingVersion))
     }
 }
