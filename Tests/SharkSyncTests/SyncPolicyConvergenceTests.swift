@@ -173,16 +173,7 @@ struct SyncPolicyConvergenceTests {
                 try engines[delivery.to].importChanges(from: delivery.file)
             }
         }
-        network.shuffle(using: &random)
-        for delivery in network { try engines[delivery.to].importChanges(from: delivery.file) }
-        for _ in 0..<2 {
-            for sender in engines.indices {
-                for receiver in engines.indices where receiver != sender {
-                    try engines[receiver].importChanges(
-                        from: try engines[sender].exportChanges(since: try engines[receiver].versionVector()))
-                }
-            }
-        }
+        try settle(engines, inFlight: network, using: &random)
         let expected = try contents(of: ["SyncTaggedScore"], in: engines[0].store)
         for (index, engine) in engines.enumerated() {
             #expect(

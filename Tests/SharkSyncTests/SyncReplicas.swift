@@ -26,3 +26,20 @@ func exchangeChanges(_ a: SyncEngine, _ b: SyncEngine) throws {
     try b.importChanges(from: try a.exportChanges(since: try b.versionVector()))
     try a.importChanges(from: try b.exportChanges(since: try a.versionVector()))
 }
+
+/// Ends a random history: delivers the files still in flight (`network`, each to its
+/// receiver's index) in a random order, then has every replica send every other what it
+/// lacks, twice, so that what one learns reaches all.
+func settle(
+    _ engines: [SyncEngine], inFlight network: [(to: Int, file: Data)], using random: inout some RandomNumberGenerator
+) throws {
+    for delivery in network.shuffled(using: &random) { try engines[delivery.to].importChanges(from: delivery.file) }
+    for _ in 0..<2 {
+        for sender in engines.indices {
+            for receiver in engines.indices where receiver != sender {
+                try engines[receiver].importChanges(
+                    from: try engines[sender].exportChanges(since: try engines[receiver].versionVector()))
+            }
+        }
+    }
+}

@@ -98,6 +98,9 @@ struct SharkBench: ParsableCommand {
     @Flag(help: "S: the rows' two integers merge as a counter and a maximum (see MergePolicy).")
     var mergePolicies = false
 
+    @Flag(help: "S: the receiver reports conflicts (SyncOptions.onConflict); the replay compares every row.")
+    var conflicts = false
+
     @Flag(help: "Only Z, the cost of each operation as the store grows: the same as --workloads Z.")
     var scale = false
 
@@ -197,8 +200,10 @@ struct SharkBench: ParsableCommand {
         }
         if selection.sync {
             let figures = try SyncBench.measure(
-                backends, runs: runs, changes: rows, directory: folder, mergePolicies: mergePolicies)
-            let table = SyncBench.table(figures, changes: rows, runs: runs, mergePolicies: mergePolicies)
+                backends, runs: runs, changes: rows, directory: folder, mergePolicies: mergePolicies,
+                conflicts: conflicts)
+            let table = SyncBench.table(
+                figures, changes: rows, runs: runs, mergePolicies: mergePolicies, conflicts: conflicts)
             print("\n" + table)
             markdownSections.append(table)
             results.sync = figures

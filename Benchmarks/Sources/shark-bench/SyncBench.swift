@@ -62,13 +62,16 @@ enum SyncBench {
         var recentExport: Duration
         /// The receiver's digest compared with the one the file carried: a scan of every row.
         var digest: Duration
+        /// The same file imported again: every row merged with the one the receiver has, and
+        /// with `--conflicts` compared for conflicts (there are none).
+        var replay: Duration
     }
 
     static let commitSize = 1_000
 
-    static func run<Row: SyncBenchRow>(_ kind: BackendKind, row _: Row.Type, changes: Int, directory: String) throws
-        -> Result
-    {
+    static func run<Row: SyncBenchRow>(
+        _ kind: BackendKind, row _: Row.Type, changes: Int, directory: String, conflicts: Bool
+    ) throws -> Result {
         let ids = (0..<changes).map { _ in UUID.v7() }
         func rows() -> [Row] {
             ids.enumerated().map { Row(id: $1, name: "row \($0)", amount: ($0 * 7919) % 10_000, kind: $0 % 10) }
@@ -133,7 +136,10 @@ enum SyncBench {
 
         let (receiving, closeReceiving) = try SharkStoreRuns.open(kind, directory: directory, workload: "sync")
         defer { closeReceiving() }
-        let receiver = try SyncEngine(store: receiving, lineage: "bench", models: [Row.self])
+        var options = SyncOptions()
+        let reported = ConflictCount()
+        if conflicts { options.onConflict = { _ in reported.add() } }
+        let receiver = try SyncEngine(store: receiving, lineage: "bench", models: [Row.self], options: options)
         start = ContinuousClock.now
         var summary = SyncImportSummary()
         let importPeakBytes = try PeakMemory.measure(every: .milliseconds(25)) {
@@ -149,12 +155,27 @@ enum SyncBench {
         guard comparison == .equal else {
             throw BenchError.wrongResult("S: after a full import the digests compare \(comparison)")
         }
+        start = ContinuousClock.now
+        let replayed = try receiver.importChanges(from: file)
+        let replay = ContinuousClock.now - start
+        guard replayed.rowsUnchanged == changes, reported.value == 0 else {
+            throw BenchError.wrongResult("S: the replay changed rows or reported \(reported.value) conflicts")
+        }
         return Result(
             plainInsert: plainInsert, syncedInsert: syncedInsert, export: export, fileBytes: fileBytes,
             importTime: importTime, firstUpdate: firstUpdate, laterUpdate: laterUpdate,
             exportPeakBytes: exportPeakBytes,
-            importPeakBytes: importPeakBytes, recentExport: recentExport, digest: digest)
+            importPeakBytes: importPeakBytes, recentExport: recentExport, digest: digest, replay: replay)
     }
+}
+
+/// How many conflicts a receiver reported (none are expected: the benchmark measures the
+/// cost of looking).
+private final class ConflictCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }
 
 /// What S reports per driver: medians of the runs, with the spread of the capture cost.
@@ -188,18 +209,22 @@ struct SyncFigures: Codable {
     var recentExportMilliseconds: Double?
     /// The receiver's digest, compared after the import: a scan of every row, in milliseconds.
     var digestMilliseconds: Double?
+    /// The same file imported again (every row merged, none changed), in milliseconds.
+    var replayMilliseconds: Double?
 }
 
 extension SyncBench {
     /// S, `runs` times per SharkORM backend among `backends`, alternated.
     /// `mergePolicies`: rows whose `amount` is a counter and `kind` a maximum.
     static func measure(
-        _ backends: [BackendKind], runs: Int, changes: Int, directory: String, mergePolicies: Bool = false
+        _ backends: [BackendKind], runs: Int, changes: Int, directory: String, mergePolicies: Bool = false,
+        conflicts: Bool = false
     ) throws -> [SyncFigures] {
         let (kinds, results) = try SharkStoreRuns.alternating(backends, runs: runs, label: "S") { kind in
             mergePolicies
-                ? try run(kind, row: SyncRow4Merged.self, changes: changes, directory: directory)
-                : try run(kind, row: SyncRow4.self, changes: changes, directory: directory)
+                ? try run(
+                    kind, row: SyncRow4Merged.self, changes: changes, directory: directory, conflicts: conflicts)
+                : try run(kind, row: SyncRow4.self, changes: changes, directory: directory, conflicts: conflicts)
         }
         return kinds.map { kind in
             let runs = results[kind] ?? []
@@ -217,15 +242,21 @@ extension SyncBench {
                 exportPeakMegabytes: median(runs.map { Double($0.exportPeakBytes) / 1_048_576 }),
                 importPeakMegabytes: median(runs.map { Double($0.importPeakBytes) / 1_048_576 }),
                 recentExportMilliseconds: median(runs.map(\.recentExport.seconds)) * 1000,
-                digestMilliseconds: median(runs.map(\.digest.seconds)) * 1000)
+                digestMilliseconds: median(runs.map(\.digest.seconds)) * 1000,
+                replayMilliseconds: median(runs.map(\.replay.seconds)) * 1000)
         }
     }
 
     /// The Markdown table of `figures`.
-    static func table(_ figures: [SyncFigures], changes: Int, runs: Int, mergePolicies: Bool = false) -> String {
+    static func table(
+        _ figures: [SyncFigures], changes: Int, runs: Int, mergePolicies: Bool = false, conflicts: Bool = false
+    ) -> String {
         let rows = figures.map { figure in
             let title = BackendKind(rawValue: figure.backend)?.title ?? figure.backend
-            return [
+            func optional(_ value: Double?, _ format: String) -> String {
+                value.map { String(format: format, $0) } ?? "—"
+            }
+            let cells: [String] = [
                 title, String(format: "%.1f", figure.plainInsertMilliseconds),
                 String(format: "%.1f", figure.syncedInsertMilliseconds),
                 String(
@@ -233,24 +264,24 @@ extension SyncBench {
                 String(format: "%.1f", figure.bytesPerChange), String(format: "%.0f", figure.exportChangesPerSecond),
                 String(format: "%.1f", figure.importMilliseconds),
                 String(format: "%.0f%%", figure.importShareOfPlainInserts * 100),
-                figure.firstUpdateMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
-                figure.laterUpdateMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
-                figure.exportPeakMegabytes.map { String(format: "%.1f", $0) } ?? "—",
-                figure.importPeakMegabytes.map { String(format: "%.1f", $0) } ?? "—",
-                figure.recentExportMilliseconds.map { String(format: "%.2f", $0) } ?? "—",
-                figure.digestMilliseconds.map { String(format: "%.1f", $0) } ?? "—",
+                optional(figure.firstUpdateMilliseconds, "%.2f"), optional(figure.laterUpdateMilliseconds, "%.2f"),
+                optional(figure.exportPeakMegabytes, "%.1f"), optional(figure.importPeakMegabytes, "%.1f"),
+                optional(figure.recentExportMilliseconds, "%.2f"), optional(figure.digestMilliseconds, "%.1f"),
+                optional(figure.replayMilliseconds, "%.1f"),
             ]
+            return cells
         }
         let header = [
             "driver", "insert, sync off (ms)", "insert, sync on (ms)", "capture cost", "bytes per change",
             "export (changes/s)", "import (ms)", "import vs plain inserts", "first update after (ms)",
             "a later update (ms)",
             "export peak heap (MB)", "import peak heap (MB)", "export of the last 100 changes (ms)",
-            "digest after import (ms)",
+            "digest after import (ms)", "replay of the file (ms)",
         ]
         return
             "S: \(changes) inserted rows (UUID key, a short string, two integers"
             + (mergePolicies ? ", one a counter and one a maximum" : "") + ") in commits of \(commitSize); "
+            + (conflicts ? "the receiver reports conflicts; " : "")
             + "median of \(runs) runs (\(SharkStoreRuns.buildDescription)); the log goes through a file, "
             + "and the peaks are the heap held above the start of the export and the import, sampled every 25 ms "
             + "(for the memory driver the import's includes the rows the store takes on)\n\n"

@@ -25,6 +25,8 @@ struct ChangeLogImport {
     private var summary = SyncImportSummary()
     /// Sites with changes in the file this store could not apply: its vector must not claim them.
     private var incomplete = Set<UUID>()
+    /// This replica's vector before the import: what it had seen (see ``ConflictDetector``).
+    private let vectorBefore: VersionVector
     /// What the first frame of each entity of the file settled, by the entity's index.
     private var started: [Int: EntityStart] = [:]
     /// The unique values of the entities written so far, by entity (see ``ClaimResolver``).
@@ -56,6 +58,7 @@ struct ChangeLogImport {
             throw SyncError.misuse(.noLocalSite, "the store's sync metadata has no local site")
         }
         self.local = local
+        vectorBefore = engine.onConflict == nil ? VersionVector() : sites.vector
         clock = HybridLogicalClock(last: UInt64(local.clock))
         arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: engine.filters)
         try Self.checkResolvers(of: log, in: engine)
@@ -301,12 +304,15 @@ struct ChangeLogImport {
             _ = try tx.writingBookkeeping { try table.foldBatches(holding: keys, at: arrival, in: tx) }
         }
         let stored = isFirst ? [:] : try table.states(keys, in: store)
-        // Rows the store has, by key: their values only where unique values are kept.
+        // Rows the store has, by key: their values only where unique values are kept or
+        // conflicts are looked for.
         var storedRows: [RowKey: [Value]] = [:]
         let resolver = try self.resolver(of: table)
+        let detector = isFirst ? nil : conflictDetector(for: schema)
         if !isFirst {
+            let readsValues = resolver != nil || detector != nil
             for row in try store.storedRows(of: schema, withKeys: keys) {
-                storedRows[RowKey(row[0])] = resolver == nil ? [] : row
+                storedRows[RowKey(row[0])] = readsValues ? row : []
             }
         }
 
@@ -329,10 +335,13 @@ struct ChangeLogImport {
             let isPresent = rowKey.map { storedRows[$0] != nil } ?? false
             var storedState: RowState?
             if let rowKey, let data = stored[rowKey] { storedState = try table.decode(data, sites: sites) }
-            guard
-                var imported = try merger.row(
-                    row, storedState: storedState, isPresent: isPresent, takingEqual: takingEqual)
-            else {
+            let merged = try merger.row(row, storedState: storedState, isPresent: isPresent, takingEqual: takingEqual)
+            if let detector, let storedState {
+                detector.detect(
+                    row, names: mapping.names, before: storedState, stored: rowKey.flatMap { storedRows[$0] },
+                    after: merged?.state ?? storedState)
+            }
+            guard var imported = merged else {
                 summary.rowsUnchanged += 1
                 continue
             }
@@ -370,8 +379,24 @@ struct ChangeLogImport {
         if let known = resolvers[name] { return known }
         guard let claims = engine.uniqueClaims[name] else { return nil }
         let resolver = try ClaimResolver(claims, table: table, arrival: arrival, in: tx)
+        if let report = engine.onConflict {
+            resolver.onLoss = { key, columns, values, holder in
+                report(
+                    SyncConflict(
+                        kind: .uniqueValueLost, entity: name, key: key, column: columns.joined(separator: ","),
+                        localValue: values.count == 1 ? values[0] : nil, holder: holder, uniqueValues: values))
+            }
+        }
         resolvers[name] = resolver
         return resolver
+    }
+
+    /// What looks for conflicts in the rows of `schema`, when the app asked for them.
+    private func conflictDetector(for schema: EntitySchema) -> ConflictDetector? {
+        guard let report = engine.onConflict else { return nil }
+        return ConflictDetector(
+            entity: schema.name, schema: schema, rules: engine.mergeRules[schema.name] ?? [:],
+            senderVector: log.vector, localVector: vectorBefore, report: report)
     }
 
     /// Gives `row` the values its unique indexes leave it (see ``ClaimResolver/settle``):

@@ -48,6 +48,8 @@ public final class SyncEngine: Sendable {
     /// Whether the store has a stand-in table (see ``SyncStandInRecord``): always, but on a
     /// read-only store that synced before unique indexes could.
     let recordsStandIns: Bool
+    /// Where imports report conflicts (``SyncOptions/onConflict``); nil: they look for none.
+    let onConflict: (@Sendable (SyncConflict) -> Void)?
 
     /// The entity of the sites and the version vector.
     static let siteEntity = "SharkSyncSite"
@@ -148,6 +150,7 @@ public final class SyncEngine: Sendable {
         self.store = store
         self.lineage = lineage
         self.site = site
+        self.onConflict = options.onConflict
         self.schemas = tables.mapValues(\.entity)
         self.tables = tables
         recordsHorizon = !store.isReadOnly || recorded["SharkSyncHorizon"] != nil
@@ -370,6 +373,23 @@ public struct SyncOptions: Sendable {
     public var integerKeys: [String: IntegerKeyAssignment] = [:]
     /// Wall-clock milliseconds since 1970, read for every transaction that changes synced rows.
     public var now: @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+    /// Called for each conflict an import finds (``SyncConflict``): a value of this replica
+    /// that a concurrent one from the file replaced, merged or erased, a value of the file that
+    /// lost, a unique value lost. Nil (the default): imports look for none, and cost nothing
+    /// more.
+    ///
+    /// It is called as the import merges each row, on the thread running the import (the
+    /// store's writer), before the import commits: keep it short, do not use the store from
+    /// it, and note that when the import throws it applied nothing, so what it reported did
+    /// not happen. Nothing is kept for it: memory stays bounded whatever the file's size.
+    ///
+    /// ```swift
+    /// var options = SyncOptions()
+    /// options.onConflict = { conflict in
+    ///     print("\(conflict.entity) \(conflict.key): \(conflict.column) was \(conflict.kind)")
+    /// }
+    /// ```
+    public var onConflict: (@Sendable (SyncConflict) -> Void)?
 
     public init(site: UUID? = nil) { self.site = site }
 }

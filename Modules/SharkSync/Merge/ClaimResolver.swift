@@ -22,6 +22,11 @@ final class ClaimResolver {
     /// Values taken by rows written since the last ``rowsWritten()`` and not yet in the store
     /// (an import inserts a frame's rows at once).
     private var pendingClaims = Set<Claim>()
+    /// Told of each row that loses a value here (an import's conflicts, ``SyncConflict``):
+    /// the row's key, the index's column names, the value, and the key of the row holding it.
+    var onLoss: ((_ key: Value, _ columns: [String], _ values: [Value], _ holder: Value) -> Void)?
+    /// The rows settled here that had to wait for their value (rows of this transaction).
+    private var waitedHere = Set<RowKey>()
 
     /// One value of one index.
     struct Claim: Hashable {
@@ -105,6 +110,7 @@ final class ClaimResolver {
                 }
                 try wait(key: key, for: claim)
                 contested.insert(claim)
+                if onLoss != nil { waitedHere.insert(RowKey(key)) }
             }
         }
         return overrides
@@ -125,6 +131,7 @@ final class ClaimResolver {
         }
         contested.removeAll()
         pendingClaims.removeAll()
+        defer { waitedHere.removeAll() }
         for (claim, _) in all { try resolve(claim, sites: sites) }
     }
 
@@ -165,6 +172,12 @@ final class ClaimResolver {
         let winnerKey = candidates[winner]
         var losers = candidates
         losers.remove(at: winner)
+        if let onLoss {
+            let columns = index.positions.map { schema.columns[$0].name }
+            for loser in losers where loser == holder || waitedHere.contains(RowKey(loser)) {
+                onLoss(loser, columns, claim.values, winnerKey)
+            }
+        }
         if let holder, holder != winnerKey {
             // The holder gives the value up first: no moment where two rows hold it.
             try show(standInOf: claim, on: holder)
