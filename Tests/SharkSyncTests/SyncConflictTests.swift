@@ -191,6 +191,17 @@ struct SyncConflictTests {
         #expect(reported.first?.localValue == .text(#"["ann"]"#))
         #expect(reported.first?.incomingValue == .text(#"["bob"]"#))
         #expect(reported.first?.mergedValue == .text(#"["ann","bob"]"#))
+
+        // A join that is one of the two still merged the other away: reported too.
+        for (engine, status) in [(a, SyncDraftStatus.review), (b, .published)] {
+            let draft = try #require(try engine.store.find(SyncDraft.self, id: "d"))
+            draft.status = status
+            try engine.store.commit(draft)
+        }
+        try Self.send(b, to: a)
+        let joined = log.take()
+        #expect(joined.map(\.kind) == [.merged] && joined.first?.column == "status")
+        #expect(joined.first?.localValue == .text("review") && joined.first?.mergedValue == .text("published"))
     }
 
     @Test(

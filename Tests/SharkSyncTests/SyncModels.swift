@@ -336,3 +336,26 @@ extension SyncOptionalStatusResolver: SyncMerging {
         .resolved(\.status, as: "any-status") { a, b in a.value ?? b.value }
     ]
 }
+
+/// The same entity, whose title is optional (a migration elsewhere): its NULL titles do not
+/// fit a replica whose title is not.
+@Model(entity: "SyncDraft")
+final class SyncDraftOptionalTitle {
+    var id: String
+    var title: String?
+    var status: SyncDraftStatus = .draft
+    var reviewers: [String] = []
+    var body: String = ""
+
+    init(id: String) { self.id = id }
+}
+
+extension SyncDraftOptionalTitle: SyncMerging {
+    static let mergePolicies: [MergePolicy<SyncDraftOptionalTitle>] = [
+        .resolved(\.title, as: "longer-title") { a, b in
+            ((a.value ?? "").count, a.value ?? "") >= ((b.value ?? "").count, b.value ?? "") ? a.value : b.value
+        },
+        .resolved(\.status, as: "furthest-status") { a, b in a.value.rank >= b.value.rank ? a.value : b.value },
+        .resolved(\.reviewers, as: "reviewer-union") { a, b in Array(Set(a.value + b.value)).sorted() },
+    ]
+}

@@ -233,8 +233,13 @@ extension SyncEngine {
                     func fits(_ column: String, _ value: Value) -> Bool {
                         let rule = row.rules[column] ?? .lastWriterWins
                         guard rule == (rules[column] ?? .lastWriterWins) else { return false }
-                        // A counter's totals, a resolver's envelope: decoded when merged.
-                        if rule.namesSites { return schema.columns.dropFirst().contains { $0.name == column } }
+                        // A counter's totals, a resolver's envelope: decoded when merged; a resolver's
+                        // only by an engine that has the app's function, and when its value fits.
+                        if rule.namesSites {
+                            if let resolver = rule.resolver, resolver.join == nil { return false }
+                            let here = schema.columns.dropFirst().first { $0.name == column }
+                            return here != nil && ChangeLogImport.envelopeFits(value, rule: rule, column: here)
+                        }
                         return schema.columns.dropFirst().contains { $0.name == column && $0.fitting(value) != nil }
                     }
                     var applicable = row

@@ -49,11 +49,13 @@ struct ConflictDetector {
                 let version = incoming.versions[change.version]
                 guard version.site != before.base.site, !localVector.covers(version) else { continue }
                 let name = names[change.column]
-                guard (rules[name] ?? .lastWriterWins) == .lastWriterWins else { continue }
+                guard let value = Self.valueKeptWhole(change.value, rule: rules[name] ?? .lastWriterWins) else {
+                    continue
+                }
                 report(
                     SyncConflict(
                         kind: .incomingLost, entity: entity, key: incoming.key, column: name,
-                        localVersion: SyncVersion(before.base), incomingValue: change.value,
+                        localVersion: SyncVersion(before.base), incomingValue: value,
                         incomingVersion: SyncVersion(version)))
             }
             return
@@ -84,9 +86,13 @@ struct ConflictDetector {
                         column: name, localValue: stored[position], localVersion: SyncVersion(local),
                         incomingValue: change.value, incomingVersion: SyncVersion(version)))
             case .resolver:
-                // Joined only when concurrent: exact, from the values' contributions.
+                // Joined only when concurrent: exact, from the values' contributions. The join
+                // may be one of the two: the other was still merged away.
+                let mine = before.contributions[name] ?? []
                 guard let joined = after.registers[name], let incomingValue = try? ResolvedValue.decode(change.value),
-                    !JoinLaws.same(joined, stored[position]), !JoinLaws.same(joined, incomingValue.value)
+                    !ResolvedValue.covers(mine, incomingValue.contributions),
+                    !ResolvedValue.covers(incomingValue.contributions, mine),
+                    !JoinLaws.same(stored[position], incomingValue.value)
                 else { continue }
                 report(
                     SyncConflict(
@@ -100,11 +106,13 @@ struct ConflictDetector {
         }
     }
 
-    /// Reports each last-writer-wins value of the row that `removal` erased without its
-    /// writer having seen it.
+    /// Reports each value of the row that `removal` erased without its writer having seen it
+    /// (last-writer-wins and resolver columns: a counter's, maximum's or minimum's
+    /// incarnation ends with its row, as the policy says).
     private func erased(_ stored: [Value], before: RowState, by removal: ColumnVersion, key: Value) {
         for (position, column) in schema.columns.enumerated().dropFirst() {
-            guard (rules[column.name] ?? .lastWriterWins) == .lastWriterWins else { continue }
+            let rule = rules[column.name] ?? .lastWriterWins
+            guard rule == .lastWriterWins || rule.isResolver else { continue }
             let version = before.version(of: column.name)
             guard version != RowMerge.unknown, version.site != removal.site, !senderVector.covers(version) else {
                 continue
@@ -114,6 +122,19 @@ struct ConflictDetector {
                     kind: .erasedByRemoval, entity: entity, key: key, column: column.name,
                     localValue: stored[position], localVersion: SyncVersion(version),
                     incomingVersion: SyncVersion(removal)))
+        }
+    }
+}
+
+extension ConflictDetector {
+    /// A file's value of a column whose value is lost whole when it loses: a
+    /// last-writer-wins value as it is, a resolver's without its contributions; nil for the
+    /// other policies, which lose nothing.
+    static func valueKeptWhole(_ value: Value, rule: MergeRule) -> Value? {
+        switch rule {
+        case .lastWriterWins: return value
+        case .resolver: return try? ResolvedValue.decode(value).value
+        case .counter, .maximum, .minimum: return nil
         }
     }
 }

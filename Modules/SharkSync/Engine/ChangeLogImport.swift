@@ -61,23 +61,6 @@ struct ChangeLogImport {
         vectorBefore = engine.onConflict == nil ? VersionVector() : sites.vector
         clock = HybridLogicalClock(last: UInt64(local.clock))
         arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: engine.filters)
-        try Self.checkResolvers(of: log, in: engine)
-    }
-
-    /// Refuses, before anything is applied, a file with values of a column that merges here
-    /// by an app resolver this engine has only the name of (opened without the model).
-    private static func checkResolvers(of log: ChangeLog, in engine: SyncEngine) throws {
-        for entity in log.entities {
-            guard let table = engine.tables[entity.name], let rules = engine.mergeRules[entity.name] else { continue }
-            for column in entity.columns where column.rule.isResolver {
-                let name = SyncEngine.localName(of: column, in: table.entity) ?? column.name
-                // A rule that differs here keeps the values pending: nothing to merge.
-                guard let resolver = rules[name]?.resolver, rules[name] == column.rule, resolver.join == nil else {
-                    continue
-                }
-                throw MergeResolver.unavailable(resolver.name, column: "\(entity.name).\(name)")
-            }
-        }
     }
 
     /// Applies the rows of one frame, of the file's entity number `entityIndex`.
@@ -168,6 +151,16 @@ struct ChangeLogImport {
         return sites
     }
 
+    /// Whether a value of a column with a policy fits its column here as it is: a counter's
+    /// totals always do (their sum is an integer); a resolver's value must, as any value must
+    /// (kept for later otherwise, never converted). A blob that does not decode is left to the
+    /// merge, which says what is wrong.
+    static func envelopeFits(_ value: Value, rule: MergeRule, column: ColumnSchema?) -> Bool {
+        guard rule.isResolver, let column, let inner = try? ResolvedValue.decode(value).value else { return true }
+        guard let fitted = column.fitting(inner) else { return false }
+        return fitted.storageType == inner.storageType
+    }
+
     /// Keeps the rows of an entity this store does not sync until a migration makes it
     /// match; this store does not claim their sites meanwhile.
     private mutating func keepUnsynced(_ entity: ChangeLogEntity) throws {
@@ -241,7 +234,10 @@ struct ChangeLogImport {
             // Most rows fit as they are: they are used without a copy.
             let fitsAsItIs = row.values.allSatisfy { change in
                 // A counter's totals, a resolver's envelope: decoded when merged.
-                if mapping.isEnvelope[change.column] { return true }
+                if mapping.isEnvelope[change.column] {
+                    return Self.envelopeFits(
+                        change.value, rule: entity.columns[change.column].rule, column: mapping.columns[change.column])
+                }
                 // Spelled out: `storageType` is nil for NULL, so a NULL that does not fit
                 // (nil) must not compare equal to a NULL as it is.
                 guard let fitted = mapping.columns[change.column]?.fitting(change.value) else { return false }
@@ -256,9 +252,14 @@ struct ChangeLogImport {
             usable.values.removeAll(keepingCapacity: true)
             var keptColumns = Set<Int>()
             for change in row.values {
-                if mapping.isEnvelope[change.column] {
+                if mapping.isEnvelope[change.column],
+                    Self.envelopeFits(
+                        change.value, rule: entity.columns[change.column].rule, column: mapping.columns[change.column])
+                {
                     usable.values.append(change)
-                } else if let column = mapping.columns[change.column], let value = column.fitting(change.value) {
+                } else if !mapping.isEnvelope[change.column], let column = mapping.columns[change.column],
+                    let value = column.fitting(change.value)
+                {
                     usable.values.append(ColumnChange(column: change.column, version: change.version, value: value))
                 } else {
                     keptColumns.insert(change.column)

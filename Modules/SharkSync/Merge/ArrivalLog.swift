@@ -206,6 +206,9 @@ extension VersionVector {
         for entries in state.counters.values {
             for entry in entries { takeIn(site: entry.site, sequence: entry.sequence) }
         }
+        for entries in state.contributions.values {
+            for entry in entries { takeIn(site: entry.site, sequence: entry.sequence) }
+        }
     }
 }
 

@@ -25,8 +25,14 @@ final class ClaimResolver {
     /// Told of each row that loses a value here (an import's conflicts, ``SyncConflict``):
     /// the row's key, the index's column names, the value, and the key of the row holding it.
     var onLoss: ((_ key: Value, _ columns: [String], _ values: [Value], _ holder: Value) -> Void)?
-    /// The rows settled here that had to wait for their value (rows of this transaction).
-    private var waitedHere = Set<RowKey>()
+    /// The rows settled here that had to wait for a value (rows of this transaction), with
+    /// the value.
+    private var waitedHere = Set<WaitingRow>()
+
+    private struct WaitingRow: Hashable {
+        let key: RowKey
+        let claim: Claim
+    }
 
     /// One value of one index.
     struct Claim: Hashable {
@@ -110,7 +116,7 @@ final class ClaimResolver {
                 }
                 try wait(key: key, for: claim)
                 contested.insert(claim)
-                if onLoss != nil { waitedHere.insert(RowKey(key)) }
+                if onLoss != nil { waitedHere.insert(WaitingRow(key: RowKey(key), claim: claim)) }
             }
         }
         return overrides
@@ -174,7 +180,8 @@ final class ClaimResolver {
         losers.remove(at: winner)
         if let onLoss {
             let columns = index.positions.map { schema.columns[$0].name }
-            for loser in losers where loser == holder || waitedHere.contains(RowKey(loser)) {
+            for loser in losers
+            where loser == holder || waitedHere.contains(WaitingRow(key: RowKey(loser), claim: claim)) {
                 onLoss(loser, columns, claim.values, winnerKey)
             }
         }

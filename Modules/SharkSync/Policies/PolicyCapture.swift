@@ -22,6 +22,12 @@ enum PolicyCapture {
             for (column, rule) in rules {
                 guard let position = schema.columnIndex(named: column) else { continue }
                 PolicyBaseline.seed(&state, column: column, rule: rule, value: row[position])
+                // A resolver's value includes the write that stamps it (its version is this
+                // transaction's), so that two replicas holding the row from before sync join
+                // their values as concurrent writes, and each export sends its own.
+                if rule.isResolver {
+                    state.contributions[column] = [Contribution(site: stamp.site, sequence: stamp.sequence)]
+                }
             }
             return
         }

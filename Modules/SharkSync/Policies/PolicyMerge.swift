@@ -19,7 +19,12 @@ enum PolicyMerge {
             let incoming = try CounterEntries.decode(value)
             let mine = state.counters[column] ?? []
             let merged = laterIncarnation ? incoming : CounterEntries.merge(mine, incoming)
-            guard merged != mine || laterIncarnation || (takingEqual && version == current) else { return nil }
+            guard merged != mine || laterIncarnation || (takingEqual && version == current) else {
+                // The same totals at another version (a row stored before sync on two
+                // replicas, stamped by each one's first write): both keep the greater.
+                if version.wins(over: current) { state.overrides[column] = version }
+                return nil
+            }
             let sum = try CounterEntries.sum(merged, column: column)
             state.counters[column] = merged.isEmpty ? nil : merged
             if version.wins(over: current) { state.overrides[column] = version }
@@ -35,6 +40,8 @@ enum PolicyMerge {
             state.overrides[column] = version
             return value
         case .resolver(let resolver):
+            // Only an engine with the app's function merges the column's values.
+            guard resolver.join != nil else { throw MergeResolver.unavailable(resolver.name, column: column) }
             let incoming = try ResolvedValue.decode(value)
             let mine = state.contributions[column] ?? []
             var merged = incoming
@@ -50,7 +57,11 @@ enum PolicyMerge {
                     // The same writes: equal values, but for two baselines (values from before
                     // the rule) that differ, which join like concurrent values.
                     if JoinLaws.same(local, incoming.value) {
-                        guard takingEqual && version == current else { return nil }
+                        guard takingEqual && version == current else {
+                            // The same value at another version: both keep the greater.
+                            if version.wins(over: current) { state.overrides[column] = version }
+                            return nil
+                        }
                         merged.value = local
                     } else {
                         stamp = try join(resolver, local, at: current, incoming.value, at: version, column: column)
