@@ -202,10 +202,12 @@ public enum _SharkCoding {
 
     /// A `Codable` property value as the JSON text its column stores: what sync's app
     /// resolvers decode and encode (one encoding wherever a value comes from).
-    package static func storedJSON<T: Encodable>(_ value: T) throws(SharkError) -> String { try encodeJSON(value) }
+    @_spi(SharkReplication)
+    public static func storedJSON<T: Encodable>(_ value: T) throws(SharkError) -> String { try encodeJSON(value) }
 
     /// The `Codable` property value a column's JSON text holds.
-    package static func decodeStoredJSON<T: Decodable>(_ type: T.Type, _ text: String) throws(SharkError) -> T {
+    @_spi(SharkReplication)
+    public static func decodeStoredJSON<T: Decodable>(_ type: T.Type, _ text: String) throws(SharkError) -> T {
         try decodeJSON(type, text)
     }
 

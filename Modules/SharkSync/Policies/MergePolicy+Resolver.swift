@@ -192,7 +192,7 @@ extension MergePolicy {
                 let joined = join(
                     MergeCandidate(value: try decode(a), version: SyncVersion(aVersion)),
                     MergeCandidate(value: try decode(b), version: SyncVersion(bVersion)))
-                let stored = try storedValue(joined)
+                let stored = try _SharkCoding.value(joined)
                 // A non-optional number's NaN is stored as NULL (docs/values.md).
                 if case .real(let real) = stored, real.isNaN { return .null }
                 return stored
@@ -204,7 +204,7 @@ extension MergePolicy {
         var policy = MergePolicy(
             keyPath: keyPath,
             rule: .resolver(MergeResolver(name: name, join: erased, decodesJSON: decodesJSON)))
-        policy.read = { root throws(SharkError) in try storedValue(root[keyPath: keyPath]) }
+        policy.read = { root throws(SharkError) in try _SharkCoding.value(root[keyPath: keyPath]) }
         return policy
     }
 }
