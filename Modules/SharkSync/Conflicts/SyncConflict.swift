@@ -39,6 +39,7 @@ public struct SyncConflict: Sendable, Hashable, CustomStringConvertible {
         case uniqueValueLost
     }
 
+    /// What happened to the values.
     public var kind: Kind
     /// The entity (model) of the row.
     public var entity: String
@@ -63,6 +64,11 @@ public struct SyncConflict: Sendable, Hashable, CustomStringConvertible {
     public var holder: Value?
     public var uniqueValues: [Value]
 
+    /// A conflict as an import reports it; apps make one only to test their handler.
+    ///
+    /// ```swift
+    /// let conflict = SyncConflict(kind: .overwritten, entity: "Memo", key: .text("todo"), column: "text")
+    /// ```
     public init(
         kind: Kind, entity: String, key: Value, column: String, localValue: Value? = nil,
         localVersion: SyncVersion? = nil, incomingValue: Value? = nil, incomingVersion: SyncVersion? = nil,
@@ -81,6 +87,7 @@ public struct SyncConflict: Sendable, Hashable, CustomStringConvertible {
         self.uniqueValues = uniqueValues
     }
 
+    /// One line: the kind, the row and column, and the values.
     public var description: String {
         var text = "\(kind.rawValue) \(entity)[\(key)].\(column)"
         if let localValue { text += " local \(localValue)" }
