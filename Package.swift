@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "SharkMemory", targets: ["SharkMemory"]),
         .library(name: "SharkSQLCipher", targets: ["SharkSQLCipher"]),
         .library(name: "SharkSync", targets: ["SharkSync"]),
+        .library(name: "SharkPostgres", targets: ["SharkPostgres"]),
         // The conformance suite, for a driver's test target: every check on its driver with one
         // parameterized test (docs/architecture.md, "Writing a driver").
         .library(name: "SharkDriverConformance", targets: ["SharkDriverConformance"]),
@@ -33,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Seeded property-based tests with shrinking (the value rules' differential test).
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // The PostgreSQL driver's client (SharkPostgres), and the TLS settings it takes.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // The backend-agnostic core: models, schema, values, queries, the Store and the Driver protocol.
@@ -97,6 +101,18 @@ let package = Package(
             name: "CZlib",
             path: "Modules/CZlib",
             providers: [.apt(["zlib1g-dev"])]
+        ),
+        // The PostgreSQL driver: the same models on a server database (postgres-nio), its calls
+        // awaited on a thread of its own behind the blocking seam.
+        .target(
+            name: "SharkPostgres",
+            dependencies: [
+                "SharkORM",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/SharkPostgres"
         ),
         // Change capture, the hybrid logical clock, the change-log file, export and import.
         // Built on the core's write pipeline, so it works on every driver; it imports none.
@@ -187,6 +203,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/SharkSyncTests"
+        ),
+        // The PostgreSQL driver against a throw-away server scripts/test.sh starts: the
+        // conformance suite and the driver's own tests (configuration, TLS, many writers).
+        .testTarget(
+            name: "SharkPostgresTests",
+            dependencies: ["SharkDriverConformance", "SharkPostgres", "SharkTestSupport"],
+            path: "Tests/SharkPostgresTests"
         ),
         // Runs the `shark` executable as a subprocess against real files.
         .testTarget(

@@ -67,7 +67,9 @@ CONTEXT = {
     "event": "CommitEvent",
 }
 
-MODULES = ["SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkMemory", "SharkSync", "SharkDriverConformance"]
+MODULES = [
+    "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkMemory", "SharkSync", "SharkPostgres", "SharkDriverConformance",
+]
 
 DECLARATION = re.compile(
     r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|final|open)\s+)*"

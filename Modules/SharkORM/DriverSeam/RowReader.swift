@@ -160,3 +160,17 @@ extension RowWriter {
         return columnNames.entity + "." + columnNames.columns[Int(index)]
     }
 }
+
+/// Collects the values a row source writes, by position: a row as values, for a driver that
+/// sends values (a network database's) or callers that need them whole.
+@_spi(SharkDriver) public final class ValueCollector: RowWriter {
+    public var values: [Value]
+
+    public init(count: Int) { values = Array(repeating: .null, count: count) }
+
+    public func writeNull(at index: Int32) { values[Int(index)] = .null }
+    public func write(_ value: Int64, at index: Int32) { values[Int(index)] = .integer(value) }
+    public func write(_ value: Double, at index: Int32) { values[Int(index)] = .real(value) }
+    public func write(_ value: String, at index: Int32) { values[Int(index)] = .text(value) }
+    public func write(_ value: Data, at index: Int32) { values[Int(index)] = .blob(value) }
+}

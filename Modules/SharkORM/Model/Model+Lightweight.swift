@@ -63,19 +63,6 @@ extension _SharkCoding {
     }
 }
 
-/// Collects the values a model writes, by position.
-final class ValueCollector: RowWriter {
-    var values: [Value]
-
-    init(count: Int) { values = Array(repeating: .null, count: count) }
-
-    func writeNull(at index: Int32) { values[Int(index)] = .null }
-    func write(_ value: Int64, at index: Int32) { values[Int(index)] = .integer(value) }
-    func write(_ value: Double, at index: Int32) { values[Int(index)] = .real(value) }
-    func write(_ value: String, at index: Int32) { values[Int(index)] = .text(value) }
-    func write(_ value: Data, at index: Int32) { values[Int(index)] = .blob(value) }
-}
-
 extension Query {
     /// The matching objects with only `properties` (and the key) read; every other property
     /// is loaded on first access (see ``Model/isPartiallyLoaded``). For lists that show a few

@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+import PostgresNIO
+@_spi(SharkDriver) import SharkORM
+import Synchronization
+
+/// One statement's text and parameters, with the values the parameters came from (for
+/// tracing, which renders `Value`s).
+struct PostgresStatement: Sendable {
+    var sql: String
+    var bindings: PostgresBindings
+    var arguments: [Value]
+
+    init(_ sql: String, bindings: PostgresBindings = PostgresBindings(), arguments: [Value] = []) {
+        self.sql = sql
+        self.bindings = bindings
+        self.arguments = arguments
+    }
+}
+
+/// The async side of a connection: runs statements on one `PostgresConnection`, reports them
+/// to the tracer, and turns failures into SharkORM's errors. Only ever used inside
+/// `SuspendingDriverExecutor.wait`, on the driver's own thread.
+struct PostgresSession: Sendable {
+    let connection: PostgresConnection
+    let logger: Logger
+    let tracer: Tracer
+
+    /// Every row of the statement's result.
+    func rows(_ statement: PostgresStatement) async throws -> [PostgresRow] {
+        let start = tracer.isEnabled ? ContinuousClock.now : nil
+        do {
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: statement.sql, binds: statement.bindings), logger: logger
+            ).collect()
+            if let start {
+                tracer.record(
+                    statement: statement.sql, arguments: statement.arguments, duration: ContinuousClock.now - start,
+                    rows: rows.count)
+            }
+            return rows
+        } catch {
+            let mapped = PostgresFailures.sharkError(error, sql: statement.sql)
+            if let start {
+                tracer.record(
+                    statement: statement.sql, arguments: statement.arguments, duration: ContinuousClock.now - start,
+                    rows: 0, error: mapped)
+            }
+            throw mapped
+        }
+    }
+
+    func rows(_ sql: String, _ values: [WireValue?] = []) async throws -> [PostgresRow] {
+        var bindings = PostgresBindings()
+        for value in values {
+            if let value { bindings.append(value) } else { bindings.appendNull() }
+        }
+        return try await rows(PostgresStatement(sql, bindings: bindings))
+    }
+
+    func execute(_ sql: String, _ values: [WireValue?] = []) async throws {
+        _ = try await rows(sql, values)
+    }
+
+    /// Opens a connection with `configuration`; a failure says why (the server's message for
+    /// a refused password, the TLS error for a certificate not trusted).
+    static func connect(
+        _ configuration: PostgresConnection.Configuration, logger: Logger, tracer: Tracer
+    ) async throws -> PostgresSession {
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: configuration, id: Int.random(in: 1...Int.max), logger: logger)
+            return PostgresSession(connection: connection, logger: logger, tracer: tracer)
+        } catch let failure as PSQLError {
+            throw PostgresError.connectionFailed(reason: PostgresFailures.connectionProblem(failure))
+        } catch {
+            throw PostgresError.connectionFailed(reason: "\(error)")
+        }
+    }
+}
+
+/// A connection lent by the readers' pool for as long as a read runs. PostgresClient lends
+/// connections only for the length of a closure; a read of the blocking seam spans several
+/// calls, so a task waits inside that closure until the read gives the connection back.
+final class ConnectionLease: @unchecked Sendable {
+    let connection: PostgresConnection
+    private let giveBack: CheckedContinuation<Void, Never>
+    private let lock = NSLock()
+    private var isReturned = false
+
+    private init(_ connection: PostgresConnection, giveBack: CheckedContinuation<Void, Never>) {
+        self.connection = connection
+        self.giveBack = giveBack
+    }
+
+    /// Ends the lease: the pool may lend the connection again.
+    func release() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isReturned else { return }
+        isReturned = true
+        giveBack.resume()
+    }
+
+    /// Borrows a connection from `client`, waiting for one when all are lent. The waiting
+    /// task runs on `executor`: the store's callers may occupy every thread of Swift's
+    /// cooperative pool while they wait for this very lease.
+    static func borrow(from client: PostgresClient, on executor: SuspendingDriverExecutor) async throws
+        -> ConnectionLease
+    {
+        let handedOver = HandOver()
+        return try await withCheckedThrowingContinuation { (lent: CheckedContinuation<ConnectionLease, any Error>) in
+            Task(executorPreference: executor) {
+                do {
+                    try await client.withConnection { connection in
+                        await withCheckedContinuation { (giveBack: CheckedContinuation<Void, Never>) in
+                            handedOver.done.store(true, ordering: .sequentiallyConsistent)
+                            lent.resume(returning: ConnectionLease(connection, giveBack: giveBack))
+                        }
+                    }
+                } catch {
+                    if !handedOver.done.load(ordering: .sequentiallyConsistent) { lent.resume(throwing: error) }
+                }
+            }
+        }
+    }
+}
+
+/// Whether a lease reached its borrower (after which a failure of the pool is not theirs).
+private final class HandOver: Sendable {
+    let done = Atomic<Bool>(false)
+}
