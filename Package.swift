@@ -208,8 +208,14 @@ let package = Package(
         // conformance suite and the driver's own tests (configuration, TLS, many writers).
         .testTarget(
             name: "SharkPostgresTests",
-            dependencies: ["SharkDriverConformance", "SharkPostgres", "SharkTestSupport"],
+            dependencies: ["SharkDriverConformance", "SharkPostgres", "SharkTestSupport", "shark-postgres-transfers"],
             path: "Tests/SharkPostgresTests"
+        ),
+        // One process of the many-writer test: threads moving money between accounts.
+        .executableTarget(
+            name: "shark-postgres-transfers",
+            dependencies: ["SharkORM", "SharkPostgres"],
+            path: "Tests/PostgresTransferWorker"
         ),
         // Runs the `shark` executable as a subprocess against real files.
         .testTarget(

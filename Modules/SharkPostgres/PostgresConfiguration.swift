@@ -88,6 +88,8 @@ package struct PostgresSettings: Sendable {
     package var isReadOnly = false
     /// For tests: the schema is dropped, with everything in it, when the store closes.
     package var dropsSchemaOnClose = false
+    /// The name the store's connections show in `pg_stat_activity`.
+    package var applicationName = "SharkORM"
 
     package init(
         endpoint: Endpoint, database: String, user: String, password: PostgresPassword, tls: PostgresTLS,
@@ -151,7 +153,9 @@ package struct PostgresSettings: Sendable {
     /// What every connection asks the server for at start-up: the store's schema first on the
     /// search path (raw SQL names its tables unqualified), and its name in `pg_stat_activity`.
     var startupParameters: [(String, String)] {
-        var parameters = [("search_path", PostgresQueryCompiler.identifier(schema)), ("application_name", "SharkORM")]
+        var parameters = [
+            ("search_path", PostgresQueryCompiler.identifier(schema)), ("application_name", applicationName),
+        ]
         if isReadOnly { parameters.append(("default_transaction_read_only", "on")) }
         return parameters
     }

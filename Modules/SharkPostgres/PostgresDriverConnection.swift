@@ -145,7 +145,12 @@ final class PostgresDriverConnection: DriverConnection {
 
     func commitTransaction() throws {
         defer { inTransaction = false }
-        try perform { session in try await session.execute("COMMIT") }
+        do {
+            try perform { session in try await session.execute("COMMIT") }
+        } catch SharkError.driver(let code, let message, _) where code == -1 {
+            // No answer from the server (not an error it sent): the commit may have happened.
+            throw PostgresError.commitOutcomeUnknown(reason: message)
+        }
     }
 
     func rollbackTransaction() throws {

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(SharkDriver) import SharkORM
 
 /// Errors only the PostgreSQL driver raises; the others are `SharkError` (in SharkORM), and a
 /// server's own failure is `SharkError.driver(code:message:sql:)` with its SQLSTATE in the
@@ -24,6 +25,15 @@ public enum PostgresError: Error, Sendable, Hashable, CustomStringConvertible, L
     case invalidConfiguration(String)
     /// The server could not be reached, refused the credentials or the TLS handshake failed.
     case connectionFailed(reason: String)
+    /// The transaction lost a race with another writer (SQLSTATE 40001, a serialization
+    /// failure, or 40P01, a deadlock): nothing of it was committed. The store runs a closure
+    /// transaction again by itself (up to `Store.transactionAttempts` times); this reaches the
+    /// app only when every attempt lost.
+    case transactionConflict(sqlState: String, message: String)
+    /// The connection was lost while the server committed: the transaction may or may not
+    /// have been committed, and the store cannot tell. It is never retried (it could apply
+    /// twice); read the data again to find out.
+    case commitOutcomeUnknown(reason: String)
 
     public var description: String {
         switch self {
@@ -33,6 +43,10 @@ public enum PostgresError: Error, Sendable, Hashable, CustomStringConvertible, L
         case .passwordUnavailable(let source, let reason): return "no PostgreSQL password from \(source): \(reason)"
         case .invalidConfiguration(let reason): return "invalid PostgreSQL configuration: \(reason)"
         case .connectionFailed(let reason): return "cannot connect to PostgreSQL: \(reason)"
+        case .transactionConflict(let state, let message):
+            return "the transaction lost a race with another writer, every time it ran ([\(state)] \(message))"
+        case .commitOutcomeUnknown(let reason):
+            return "the connection was lost during COMMIT: the transaction may or may not be committed (\(reason))"
         }
     }
 
@@ -56,5 +70,14 @@ public enum PostgresError: Error, Sendable, Hashable, CustomStringConvertible, L
             code |= (Int32(byte) - 48) & 0x3F << (6 * Int32(position))
         }
         return code
+    }
+}
+
+/// A lost race is worth running again (the store does, for closure transactions); nothing
+/// else is, least of all a commit whose outcome is unknown.
+@_spi(SharkDriver) extension PostgresError: RetryableConflict {
+    public var isConflict: Bool {
+        if case .transactionConflict = self { return true }
+        return false
     }
 }

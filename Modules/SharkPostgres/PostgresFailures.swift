@@ -46,6 +46,8 @@ enum PostgresFailures {
                 .init(
                     .doesNotFitColumn,
                     "PostgreSQL text cannot hold the character U+0000 (docs/values.md, \"PostgreSQL\"): \(message)"))
+        case "40001", "40P01":
+            return PostgresError.transactionConflict(sqlState: state, message: message)
         case "25006":
             return SharkError.readOnly(path: "PostgreSQL", reason: message)
         default:

@@ -28,6 +28,12 @@ struct PostgresSession: Sendable {
 
     /// Every row of the statement's result.
     func rows(_ statement: PostgresStatement) async throws -> [PostgresRow] {
+        // postgres-nio hands a query to a closed channel without failing it, and waits for an
+        // answer that never comes: a connection already known to be lost fails here instead.
+        // (One that is lost while a statement runs fails that statement, as it should.)
+        if connection.isClosed {
+            throw SharkError.driver(code: -1, message: "the connection to the server was lost", sql: statement.sql)
+        }
         let start = tracer.isEnabled ? ContinuousClock.now : nil
         do {
             let rows = try await connection.query(

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 import SharkDriverConformance
 @_spi(SharkDriver) import SharkORM
 import Synchronization
@@ -62,5 +64,30 @@ enum PostgresTestServer {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return "shark_file_" + String(hash, radix: 16)
+    }
+
+    /// Ends, from a connection of its own, the server processes of connections named
+    /// `application` in `state` ("idle in transaction"): a connection lost mid-transaction.
+    static func terminateBackends(named application: String, state: String) throws {
+        let settings = try settings(schema: "public")
+        let password = try settings.resolvePassword()
+        let configuration = try settings.connectionConfiguration(password: password)
+        // On a thread of its own: the caller may hold a thread of the cooperative pool.
+        let executor = SuspendingDriverExecutor(name: "shark-tests admin")
+        defer { executor.shutdown() }
+        try executor.wait {
+            let logger = Logger(label: "shark-tests")
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            var bindings = PostgresBindings()
+            bindings.append(application)
+            bindings.append(state)
+            _ = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL:
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND state = $2",
+                    binds: bindings), logger: logger
+            ).collect()
+            try await connection.close()
+        }
     }
 }

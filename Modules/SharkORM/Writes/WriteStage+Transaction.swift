@@ -1,3 +1,5 @@
+import Foundation
+
 /// Stages 3 to 5 of a write, around the write stage: the outermost transaction and its
 /// savepoints, the in-transaction observers just before COMMIT, COMMIT, the commit event and
 /// the `did…` hooks after it.
@@ -5,6 +7,25 @@ extension Store {
     /// Runs `body` as a new outermost transaction: stages 3 to 5 of the pipeline happen here.
     @usableFromInline
     func runOutermostTransaction<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try runOutermostTransactionOnce(body)
+            } catch let conflict as any RetryableConflict
+                where conflict.isConflict && attempt < Store.transactionAttempts
+            {
+                // Lost a race with another writer of the database (RetryableConflict): the
+                // attempt rolled back and its objects have their state back; run it again
+                // after a randomized pause, which spreads out writers that collided.
+                let pause = Double.random(in: 0...Double(min(1 << attempt, 64))) / 1_000
+                Thread.sleep(forTimeInterval: pause)
+                attempt += 1
+            }
+        }
+    }
+
+    /// One attempt of ``runOutermostTransaction(_:)``.
+    private func runOutermostTransactionOnce<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
         let (result, committed) = try writerLock.withLock { () throws -> (T, [CommittedWrite]) in
             try checkOpen()
             let transaction = WriteTransaction(store: self, isSavepoint: false)

@@ -1,0 +1,133 @@
+import Foundation
+import SharkORM
+import Testing
+
+@testable import SharkPostgres
+
+@Model(entity: "Account")
+final class WorkerAccount {
+    var id: Int64 = 0
+    var balance: Int64 = 0
+
+    init(balance: Int64) { self.balance = balance }
+}
+
+@Model(entity: "Transfer")
+final class WorkerTransfer {
+    var id: Int64 = 0
+    var source: Int64 = 0
+    var destination: Int64 = 0
+    var amount: Int64 = 0
+}
+
+/// Many writers on one database: processes of `shark-postgres-transfers`
+/// (Tests/PostgresTransferWorker), each with several threads, move money between accounts
+/// through the ORM at once. At PostgreSQL's default isolation (READ COMMITTED) such
+/// read-modify-write transactions lose updates; the store runs them at REPEATABLE READ, and
+/// runs again each one that loses a race (`RetryableConflict`).
+@Suite("PostgreSQL with many writers")
+struct PostgresManyWritersTests {
+    static let processes = 4
+    static let threads = 4
+    static let transfers = 10_000
+    static let accounts: Int64 = 20
+    static let opening: Int64 = 10_000
+
+    /// The worker binary, beside the test bundle (SwiftPM builds it for this test target).
+    static var worker: URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("shark-postgres-transfers")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/shark-postgres-transfers")
+    }
+
+    @Test("4 processes × 4 threads, 10,000 seeded transfers: the total is kept, every balance is its history")
+    func transfers() throws {
+        let seed =
+            ProcessInfo.processInfo.environment["SHARK_TRANSFER_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...1_000_000)
+        print("many writers: seed \(seed) (SHARK_TRANSFER_SEED=\(seed) replays it)")
+        let schema = PostgresTestServer.uniqueSchema()
+        let store = try Store(.postgres(try PostgresTestServer.settings(schema: schema, dropsSchema: true)))
+        defer { store.close() }
+        try store.commit((0..<Self.accounts).map { _ in WorkerAccount(balance: Self.opening) })
+        // The transfer table exists before the workers race to create it.
+        #expect(try WorkerTransfer.query(in: store).count() == 0)
+
+        let perThread = Self.transfers / (Self.processes * Self.threads)
+        var running: [(Process, Pipe)] = []
+        for process in 0..<Self.processes {
+            let worker = Process()
+            worker.executableURL = Self.worker
+            worker.arguments = [
+                schema, String(seed &+ UInt64(process)), String(Self.threads), String(perThread), String(Self.accounts),
+            ]
+            let output = Pipe()
+            worker.standardOutput = output
+            try worker.run()
+            running.append((worker, output))
+        }
+        var conflicts = 0
+        var made = 0
+        for (worker, output) in running {
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            worker.waitUntilExit()
+            #expect(worker.terminationStatus == 0, "\(text)")
+            let fields = text.split(whereSeparator: \.isWhitespace)
+            if let index = fields.firstIndex(of: "transfers"), let count = Int(fields[index + 1]) { made += count }
+            if let index = fields.firstIndex(of: "conflicts"), let count = Int(fields[index + 1]) { conflicts += count }
+        }
+        print("many writers: \(made) transfers, \(conflicts) attempts lost a race and ran again")
+        #expect(made == Self.transfers)
+
+        let accounts = try WorkerAccount.query(in: store).fetch()
+        let history = try WorkerTransfer.query(in: store).fetch()
+        #expect(history.count == Self.transfers)
+        #expect(accounts.reduce(0) { $0 + $1.balance } == Self.accounts * Self.opening)
+        var expected = Dictionary(uniqueKeysWithValues: accounts.map { ($0.id, Self.opening) })
+        for transfer in history {
+            expected[transfer.source, default: 0] -= transfer.amount
+            expected[transfer.destination, default: 0] += transfer.amount
+        }
+        for account in accounts {
+            #expect(account.balance == expected[account.id], "account \(account.id)")
+        }
+    }
+}
+
+/// A connection lost with a transaction open: the store cannot tell whether the server
+/// committed, so it says so and runs nothing again; the next write connects anew.
+@Suite("PostgreSQL connection lost")
+struct PostgresConnectionLostTests {
+    @Test("the writer's connection ended before COMMIT: outcome unknown, not retried, the next write reconnects")
+    func lostBeforeCommit() throws {
+        var settings = try PostgresTestServer.settings(schema: PostgresTestServer.uniqueSchema(), dropsSchema: true)
+        let name = "shark-lost-\(UUID().uuidString.prefix(8))"
+        settings.applicationName = name
+        let store = try Store(.postgres(settings))
+        defer { store.close() }
+        try store.commit(PostgresNote(title: "before"))
+        var attempts = 0
+        #expect {
+            try store.write { tx in
+                attempts += 1
+                try tx.commit(PostgresNote(title: "lost"))
+                try PostgresTestServer.terminateBackends(named: name, state: "idle in transaction")
+                // The client hears of it at once, or while COMMIT is on its way: either way
+                // the answer never comes.
+                Thread.sleep(forTimeInterval: Double.random(in: 0...0.2))
+            }
+        } throws: { error in
+            guard case PostgresError.commitOutcomeUnknown = error else { return false }
+            return true
+        }
+        #expect(attempts == 1)
+        try store.commit(PostgresNote(title: "after"))
+        #expect(try PostgresNote.query(in: store).orderBy(\.id).fetch().map(\.title) == ["before", "after"])
+    }
+}
