@@ -24,6 +24,13 @@ extension StoreConfiguration {
     /// ```
     ///
     /// - Parameters:
+    ///   - host: the server's host name or address.
+    ///   - port: the server's port.
+    ///   - database: the database to connect to.
+    ///   - user: the role to connect as.
+    ///   - password: where the password is read from when the store opens.
+    ///   - tls: how the connection is secured (``PostgresTLS/disabled`` only on this machine).
+    ///   - schema: the PostgreSQL schema (namespace) that holds the store's tables.
     ///   - connections: how many connections the store opens at most: one writer, the rest
     ///     for reads that run at once.
     public static func postgres(
@@ -49,6 +56,16 @@ extension StoreConfiguration {
     /// let local = StoreConfiguration.postgres(socket: "/var/run/postgresql", database: "app", user: "app")
     /// print(local.driverName)   // "postgres"
     /// ```
+    ///
+    /// - Parameters:
+    ///   - folder: the folder that holds the server's socket.
+    ///   - port: the server's port, which names the socket file.
+    ///   - database: the database to connect to.
+    ///   - user: the role to connect as.
+    ///   - password: where the password is read from when the store opens (none: peer
+    ///     authentication, as Debian's default for local connections).
+    ///   - schema: the PostgreSQL schema (namespace) that holds the store's tables.
+    ///   - connections: how many connections the store opens at most.
     public static func postgres(
         socket folder: String, port: Int = 5432, database: String, user: String, password: PostgresPassword = .none,
         schema: String = "public", connections: Int = 8
