@@ -41,6 +41,10 @@ final class PostgresDriverConnection: DriverConnection {
     /// transactions); nil for a borrowed reader.
     private let reconnect: (@Sendable () async throws -> PostgresSession)?
     private var inTransaction = false
+    /// Whether a statement failed in the open transaction since its start or the last
+    /// rollback to a savepoint: PostgreSQL then refuses every statement until a rollback, and
+    /// turns COMMIT into a ROLLBACK without an error, which must not pass for a commit.
+    private var isAborted = false
 
     init(
         session: PostgresSession, context: PostgresContext,
@@ -57,7 +61,15 @@ final class PostgresDriverConnection: DriverConnection {
             session = try context.executor.wait { try await reconnect() }
         }
         let session = self.session
-        return try context.executor.wait { try await work(session) }
+        session.refusals.happened.store(false, ordering: .relaxed)
+        do {
+            return try context.executor.wait { try await work(session) }
+        } catch {
+            // A statement the server refused aborts the transaction; a value that did not
+            // decode here does not.
+            if inTransaction && session.refusals.happened.load(ordering: .relaxed) { isAborted = true }
+            throw error
+        }
     }
 
     /// Drops `schema` and everything in it (tests' throw-away schemas).
@@ -108,6 +120,15 @@ final class PostgresDriverConnection: DriverConnection {
                 } else {
                     try? await session.execute("ROLLBACK TO shark_migration")
                     try? await session.execute("RELEASE shark_migration")
+                    // Inside the app's transaction the migration reads the snapshot the
+                    // transaction began with: another process's migration since then is
+                    // invisible to it, and creating the same table again collides. A race
+                    // lost: the transaction runs again on a fresh snapshot (RetryableConflict).
+                    if Self.isCatalogCollision(error) {
+                        throw PostgresError.transactionConflict(
+                            sqlState: "42P07", message: "another process changed the schema of \(schema.name) meanwhile"
+                        )
+                    }
                 }
                 throw error
             }
@@ -132,6 +153,17 @@ final class PostgresDriverConnection: DriverConnection {
         }
     }
 
+    /// A table, index or catalog row that exists already: what a migration meets when
+    /// another process made the same one since its snapshot.
+    private static func isCatalogCollision(_ error: any Error) -> Bool {
+        switch error {
+        case SharkError.uniqueConstraint: return true
+        case SharkError.driver(_, let message, _):
+            return message.hasPrefix("[42P07]") || message.hasPrefix("[42710]") || message.hasPrefix("[42701]")
+        default: return false
+        }
+    }
+
     func recordedSchemas() throws -> [EntitySchema] {
         try perform { session in try await PostgresSchemaMigrator(session: session).recordedSchemas() }
     }
@@ -141,10 +173,24 @@ final class PostgresDriverConnection: DriverConnection {
     func beginTransaction() throws {
         try perform { session in try await session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ") }
         inTransaction = true
+        isAborted = false
     }
 
     func commitTransaction() throws {
-        defer { inTransaction = false }
+        defer {
+            inTransaction = false
+            isAborted = false
+        }
+        if isAborted {
+            // The app went on after a failed statement (it caught the error): PostgreSQL
+            // would roll back and call it a commit. Say it did not commit.
+            try? perform { session in try await session.execute("ROLLBACK") }
+            throw SharkError.driver(
+                code: PostgresError.code(ofSQLState: "25P02"),
+                message: "[25P02] a statement of the transaction failed, so PostgreSQL rolled it all back; "
+                    + "nothing was committed (catch failures inside tx.transaction { … } to go on without them)",
+                sql: "COMMIT")
+        }
         do {
             try perform { session in try await session.execute("COMMIT") }
         } catch SharkError.driver(let code, let message, _) where code == -1 {
@@ -154,7 +200,10 @@ final class PostgresDriverConnection: DriverConnection {
     }
 
     func rollbackTransaction() throws {
-        defer { inTransaction = false }
+        defer {
+            inTransaction = false
+            isAborted = false
+        }
         try perform { session in try await session.execute("ROLLBACK") }
     }
 
@@ -170,6 +219,9 @@ final class PostgresDriverConnection: DriverConnection {
         try perform { session in
             try await session.execute("ROLLBACK TO " + PostgresQueryCompiler.identifier(name))
         }
+        // Back before the failure: the transaction goes on (a savepoint is how an app
+        // catches a failed write and continues, on every driver).
+        isAborted = false
     }
 
     func beginRead() throws {
@@ -178,7 +230,10 @@ final class PostgresDriverConnection: DriverConnection {
     }
 
     func endRead() throws {
-        defer { inTransaction = false }
+        defer {
+            inTransaction = false
+            isAborted = false
+        }
         try perform { session in try await session.execute("COMMIT") }
     }
 
@@ -219,6 +274,11 @@ final class PostgresDriverConnection: DriverConnection {
         }
         let table = PostgresQueryCompiler.identifier(schema.name)
         let key = PostgresQueryCompiler.identifier(schema.key.name)
+        if names.isEmpty {
+            // A model with nothing but its engine-assigned key: one row of defaults.
+            statement.sql = "INSERT INTO \(table) DEFAULT VALUES RETURNING \(key)"
+            return statement
+        }
         var sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) "
         if includingKey && schema.keyKind == .autoIncrement { sql += "OVERRIDING SYSTEM VALUE " }
         sql += "VALUES " + tuples.joined(separator: ", ") + " RETURNING " + key
@@ -259,7 +319,12 @@ final class PostgresDriverConnection: DriverConnection {
         while start < sources.count {
             let end = min(start + perStatement, sources.count)
             let rows = try sources[start..<end].map { try values(of: $0, schema: schema) }
-            batches.append(try insertStatement(rows, schema: schema, includingKey: includingKey))
+            if !includingKey && schema.columns.count == 1 {
+                // DEFAULT VALUES makes one row a statement.
+                for row in rows { batches.append(try insertStatement([row], schema: schema, includingKey: false)) }
+            } else {
+                batches.append(try insertStatement(rows, schema: schema, includingKey: includingKey))
+            }
             start = end
         }
         let statements = batches

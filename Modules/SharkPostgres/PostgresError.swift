@@ -67,7 +67,7 @@ public enum PostgresError: Error, Sendable, Hashable, CustomStringConvertible, L
     static func code(ofSQLState sqlState: String) -> Int32 {
         var code: Int32 = 0
         for (position, byte) in sqlState.utf8.prefix(5).enumerated() {
-            code |= (Int32(byte) - 48) & 0x3F << (6 * Int32(position))
+            code |= ((Int32(byte) - 48) & 0x3F) << (6 * Int32(position))
         }
         return code
     }

@@ -25,6 +25,9 @@ struct PostgresSession: Sendable {
     let connection: PostgresConnection
     let logger: Logger
     let tracer: Tracer
+    /// Set when the server refuses a statement (which aborts an open transaction), as
+    /// opposed to a failure on this side (a value that does not decode).
+    let refusals = StatementRefusals()
 
     /// Every row of the statement's result.
     func rows(_ statement: PostgresStatement) async throws -> [PostgresRow] {
@@ -46,6 +49,7 @@ struct PostgresSession: Sendable {
             }
             return rows
         } catch {
+            refusals.happened.store(true, ordering: .relaxed)
             let mapped = PostgresFailures.sharkError(error, sql: statement.sql)
             if let start {
                 tracer.record(
@@ -135,4 +139,9 @@ final class ConnectionLease: @unchecked Sendable {
 /// Whether a lease reached its borrower (after which a failure of the pool is not theirs).
 private final class HandOver: Sendable {
     let done = Atomic<Bool>(false)
+}
+
+/// Whether the server refused a statement since the flag was last cleared.
+final class StatementRefusals: Sendable {
+    let happened = Atomic<Bool>(false)
 }

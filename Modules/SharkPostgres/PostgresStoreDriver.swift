@@ -30,7 +30,14 @@ final class PostgresStoreDriver: Driver, @unchecked Sendable {
         let connect: @Sendable () async throws -> PostgresSession = {
             try await PostgresSession.connect(configuration, logger: logger, tracer: tracer)
         }
-        let session = try context.executor.wait { try await connect() }
+        let session: PostgresSession
+        do {
+            session = try context.executor.wait { try await connect() }
+        } catch {
+            // Not initialized, so never closed: end the executor's thread here.
+            context.executor.shutdown()
+            throw error
+        }
         writerConnection = PostgresDriverConnection(session: session, context: context, reconnect: connect)
         let client = PostgresClient(
             configuration: settings.clientConfiguration(password: password), backgroundLogger: logger)
@@ -54,8 +61,11 @@ final class PostgresStoreDriver: Driver, @unchecked Sendable {
             let schema = PostgresQueryCompiler.identifier(settings.schema)
             do {
                 try context.executor.wait { try await session.execute("CREATE SCHEMA IF NOT EXISTS \(schema)") }
-            } catch  where PostgresFailures.sqlState(of: error) == "23505" || "\(error)".contains("[42P06]") {
-                // Another store created it at the same moment.
+            } catch SharkError.uniqueConstraint {
+                // Another store created it at the same moment (a unique violation in the
+                // catalog: CREATE SCHEMA IF NOT EXISTS is not atomic).
+            } catch SharkError.driver(_, let message, _) where message.hasPrefix("[42P06]") {
+                // The same, seen as "schema already exists".
             }
         }
         if !settings.isReadOnly {

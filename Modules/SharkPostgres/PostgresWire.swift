@@ -89,12 +89,12 @@ enum PostgresValues {
         }
     }
 
-    /// A finite `Double`'s decimal text, exact where an integer could tell the difference
-    /// (the shortest form that reads back as the same double never has an integer between it
-    /// and the double, so comparisons with integers come out exact).
+    /// A finite `Double`'s decimal text: a whole one within 64 bits exactly, any other its
+    /// shortest form (docs/values.md: a real meets a decimal as its shortest decimal form; and
+    /// no integer lies between that form and the double, so comparisons with integers come
+    /// out exact too).
     static func exactText(of real: Double) -> String {
-        if real == real.rounded(), abs(real) < 0x1p63 { return String(Int64(real)) }
-        if real == real.rounded() { return real < 0 ? "-9223372036854775809" : "9223372036854775808" }
+        if real == real.rounded(), real >= -0x1p63, real < 0x1p63 { return String(Int64(real)) }
         return "\(real)"
     }
 

@@ -176,3 +176,71 @@ struct PostgresTLSTests {
         #expect(performing: { _ = try Store(.postgres(untrusted)) }, throws: isRefusal)
     }
 }
+
+@Model
+final class PostgresTag {
+    var id: Int64 = 0
+    var name: String = ""
+
+    static let indexes: [Index<PostgresTag>] = [.unique(\.name)]
+
+    init(name: String) { self.name = name }
+}
+
+@Model
+final class PostgresBareKey {
+    var id: Int64 = 0
+
+    init() {}
+}
+
+/// What PostgreSQL does unlike SQLite, and how the driver keeps the store's promises there.
+@Suite("PostgreSQL transactions and statements")
+struct PostgresStatementTests {
+    func makeStore() throws -> Store {
+        try Store(
+            .postgres(try PostgresTestServer.settings(schema: PostgresTestServer.uniqueSchema(), dropsSchema: true)))
+    }
+
+    @Test("a failed statement the app caught aborts the transaction: COMMIT says so, nothing is stored")
+    func abortedTransaction() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.commit(PostgresTag(name: "taken"))
+        let kept = PostgresTag(name: "new")
+        #expect(throws: SharkError.self) {
+            try store.write { tx in
+                try tx.commit(kept)
+                do { try tx.commit(PostgresTag(name: "taken")) } catch SharkError.uniqueConstraint {}
+            }
+        }
+        #expect(try PostgresTag.query(in: store).fetch().map(\.name) == ["taken"])
+        // Caught inside a savepoint, the failure leaves the transaction going, as on every driver.
+        try store.write { tx in
+            try tx.commit(PostgresTag(name: "also new"))
+            do {
+                try tx.transaction { inner in try inner.commit(PostgresTag(name: "taken")) }
+            } catch SharkError.uniqueConstraint {}
+        }
+        #expect(try PostgresTag.query(in: store).orderBy(\.name).fetch().map(\.name) == ["also new", "taken"])
+    }
+
+    @Test("a model with nothing but its key: one row of defaults per insert, alone or in bulk")
+    func bareKeys() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let one = PostgresBareKey()
+        try store.commit(one)
+        try store.commit([PostgresBareKey(), PostgresBareKey()])
+        #expect(one.id > 0)
+        #expect(try PostgresBareKey.query(in: store).count() == 3)
+    }
+
+    @Test("a server error's code is PostgreSQL's number for its SQLSTATE, read back by sqlState(ofCode:)")
+    func sqlStateCodes() throws {
+        for state in ["42P01", "23505", "40001", "40P01", "25P02", "XX000", "57P01"] {
+            #expect(PostgresError.sqlState(ofCode: PostgresError.code(ofSQLState: state)) == state)
+        }
+        #expect(PostgresError.code(ofSQLState: "42P01") != PostgresError.code(ofSQLState: "40000"))
+    }
+}

@@ -17,7 +17,7 @@ extension Store {
     /// hooks run after the outermost transaction commits, once the writer is free again.
     public func write<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
         if let open = try activeTransaction() { return try runSavepoint(inside: open, body) }
-        return try runOutermostTransaction(body)
+        return try runOutermostTransaction(retryingConflicts: true, body)
     }
 
     /// Runs `body` in a transaction, Shark's way: the writes inside it find the transaction on
@@ -49,7 +49,7 @@ extension Store {
     /// ```
     public func write<T>(_ body: sending @escaping (WriteTransaction) throws -> T) async throws -> sending T {
         try checkOpen()
-        return try await writerThread.run { try self.runOutermostTransaction(body) }
+        return try await writerThread.run { try self.runOutermostTransaction(retryingConflicts: true, body) }
     }
 
     /// `transaction(_:)` on the store's writer thread, as the async `write(_:)` does.
@@ -61,7 +61,9 @@ extension Store {
     /// ```
     public func transaction<T>(_ body: sending @escaping () throws -> T) async throws -> sending T {
         try checkOpen()
-        return try await writerThread.run { try self.runOutermostTransaction { _ in try body() } }
+        return try await writerThread.run {
+            try self.runOutermostTransaction(retryingConflicts: true) { _ in try body() }
+        }
     }
 
     /// Whether the calling code runs inside a transaction of this store.

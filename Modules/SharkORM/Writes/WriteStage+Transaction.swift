@@ -5,8 +5,17 @@ import Foundation
 /// the `did…` hooks after it.
 extension Store {
     /// Runs `body` as a new outermost transaction: stages 3 to 5 of the pipeline happen here.
+    ///
+    /// - Parameter retryingConflicts: for the app's closure transactions (`write`,
+    ///   `transaction`), whose body reads what it changes and can run again: one that loses a
+    ///   race with another writer (``RetryableConflict``) runs again. A single operation
+    ///   (`commit`, `remove`, `updateAll`…) does not: the objects it wrote get the stored row
+    ///   back, so running it again would write nothing; its conflict reaches the caller.
     @usableFromInline
-    func runOutermostTransaction<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
+    func runOutermostTransaction<T>(retryingConflicts: Bool = false, _ body: (WriteTransaction) throws -> T)
+        throws -> T
+    {
+        guard retryingConflicts else { return try runOutermostTransactionOnce(body) }
         var attempt = 1
         while true {
             do {
@@ -24,7 +33,7 @@ extension Store {
         }
     }
 
-    /// One attempt of ``runOutermostTransaction(_:)``.
+    /// One attempt of ``runOutermostTransaction(retryingConflicts:_:)``.
     private func runOutermostTransactionOnce<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
         let (result, committed) = try writerLock.withLock { () throws -> (T, [CommittedWrite]) in
             try checkOpen()
