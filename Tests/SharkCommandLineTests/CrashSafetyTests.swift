@@ -105,12 +105,17 @@ struct CrashSafetyTests {
         var random = SystemRandomNumberGenerator()
         var landed = 0
         var attempts = 0
+        var window = KillWindow(full: full)
         while landed < Self.landingsWanted && attempts < Self.landingsWanted * 6 {
             attempts += 1
-            let delay = Double.random(in: (full * 0.2)...(full * 1.1), using: &random)
+            let delay = window.next(using: &random)
             let killed = try Self.runKilling(
                 ["rekey", path], key: Self.keys[current], newKey: Self.keys[1 - current], after: delay)
-            if killed && FileManager.default.fileExists(atPath: path + "-journal") { landed += 1 }
+            let inside = killed && FileManager.default.fileExists(atPath: path + "-journal")
+            if inside { landed += 1 }
+            // Killed with no journal: before the rekey began or after it ended, which is not
+            // told apart; only a run that ended before the kill moves the window.
+            window.record(delay: delay, outcome: !killed ? .late : inside ? .inside : .unknown)
             // Either key may be tried first: trying the wrong one must not harm the file.
             let order = Bool.random(using: &random) ? [current, 1 - current] : [1 - current, current]
             var opened: Int?
@@ -156,12 +161,15 @@ struct CrashSafetyTests {
             var random = SystemRandomNumberGenerator()
             var landed = 0
             var attempts = 0
+            var window = KillWindow(full: full)
             while landed < Self.landingsWanted && attempts < Self.landingsWanted * 6 {
                 attempts += 1
-                let delay = Double.random(in: (full * 0.2)...(full * 1.1), using: &random)
+                let delay = window.next(using: &random)
                 let killed = try Self.runKilling(arguments(output), key: key, after: delay)
                 let partials = try Self.partialCopies(in: directory)
                 if killed && !partials.isEmpty { landed += 1 }
+                let finished = !killed || FileManager.default.fileExists(atPath: output)
+                window.record(delay: delay, outcome: finished ? .late : partials.isEmpty ? .early : .inside)
                 #expect(
                     try Data(contentsOf: URL(fileURLWithPath: source)) == sourceBefore, "\(name) changed its source")
                 if FileManager.default.fileExists(atPath: output) {
@@ -175,6 +183,42 @@ struct CrashSafetyTests {
             }
             print("\(name): \(landed) of \(attempts) kills landed while it ran (runs take \(full) s)")
             #expect(landed >= Self.landingsWanted, "\(name)")
+        }
+    }
+}
+
+/// The moments to kill a run at: random within a window that follows what the kills find. The
+/// run's length was measured once, but the machine's load changes while the tests run (other
+/// tests start processes of their own: the PostgreSQL many-writer test runs four), so a kill
+/// after the run ended moves the window's end to that moment, and one before the run reached
+/// its work (nothing to find yet) moves the window's start there: kills keep landing inside
+/// the run.
+struct KillWindow {
+    var low: Double
+    var high: Double
+
+    init(full: Double) {
+        low = full * 0.2
+        high = full * 1.1
+    }
+
+    func next(using random: inout some RandomNumberGenerator) -> Double {
+        Double.random(in: low...max(high, low + 0.001), using: &random)
+    }
+
+    /// Where a kill fell.
+    enum Outcome { case early, inside, late, unknown }
+
+    mutating func record(delay: Double, outcome: Outcome) {
+        switch outcome {
+        case .late: high = max(low + 0.001, delay)  // the run had ended
+        case .early: low = min(delay, high - 0.001)  // the run had not begun its work
+        case .inside, .unknown: break
+        }
+        if high - low < high * 0.1 {
+            // Collapsed: open it again around where it stands, for the load may change back.
+            low *= 0.7
+            high *= 1.3
         }
     }
 }
