@@ -23,7 +23,7 @@ let package = Package(
         .executable(name: "shark", targets: ["shark"]),
     ],
     // As wide as the code allows: `from:` never spans a major version, so swift-syntax (one major
-    // a Swift release) and swift-crypto name explicit ranges. scripts/check-lowest-versions.sh
+    // a Swift release) and swift-crypto name explicit ranges. scripts/lowest_versions.py
     // builds a package with each range's lowest version pinned.
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"604.0.0"),

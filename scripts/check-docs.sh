@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The documentation's code, built as one package against this checkout (the macro library,
-# the dependencies and SharkORM build once; scripts/documentation_package.py):
+# the dependencies and SharkORM build once; scripts/documentation_package.py), with the lowest
+# dependency versions Package.swift claims (scripts/lowest_versions.py):
 # - README.md's Swift blocks, through the Package.swift fragment it shows, from a checkout of
 #   another name, run as one program in an empty directory; so do the guides that are
 #   programs (docs/queries.md, docs/events.md, docs/sync.md), each a program of its own;
@@ -8,6 +9,8 @@
 #   guides of docs/) type-checks, each a function given only the context in
 #   scripts/doc-context/ (scripts/doc_snippets.py), and the articles that are whole programs
 #   run, each in an empty directory;
+# - the LowestVersions program (swift-syntax 600, swift-crypto 3, sync built from outside the
+#   package) runs;
 # - every backticked `Type.member` of README.md and docs/ names a member that exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."

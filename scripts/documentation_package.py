@@ -2,7 +2,9 @@
 """Turns the documentation's Swift code into one package that builds it all: README.md's
 blocks and the guides as programs to run, and every other example (doc comments, DocC
 articles, the other guides of docs/) as functions to type-check (scripts/doc_snippets.py).
-One package, so that the macro library, the dependencies and SharkORM build once.
+One package, so that the macro library, the dependencies and SharkORM build once; it pins
+the lowest dependency versions SharkORM claims and builds sync from outside the package too
+(scripts/lowest_versions.py).
 
 Usage: documentation_package.py README.md OUTPUT_DIRECTORY REPOSITORY [GUIDE.md ...]
 
@@ -26,6 +28,7 @@ import re
 import sys
 
 import doc_snippets
+import lowest_versions
 
 
 def swift_blocks(markdown):
@@ -72,6 +75,11 @@ def main():
     if not re.search(r'name:\s*"SharkORM"', package_lines):
         sys.exit("the Package.swift fragment should name the checkout `SharkORM` (`name:`)")
     extra_dependencies, extra_targets, doc_programs, examples = doc_snippets.generate(package_dir, repository)
+    # The same package checks the lowest dependency versions Package.swift claims.
+    pinned, lowest_targets, lowest_program = lowest_versions.generate(package_dir, repository)
+    extra_dependencies += pinned
+    extra_targets += lowest_targets
+    doc_programs.append(lowest_program)
     package_lines = ",\n        ".join([package_lines] + extra_dependencies)
     targets = ",\n        ".join([
         f""".executableTarget(

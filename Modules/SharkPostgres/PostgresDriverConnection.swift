@@ -35,12 +35,12 @@ final class PostgresContext: @unchecked Sendable {
 /// the round trip to the driver's executor (``SuspendingDriverExecutor``) and blocks until the
 /// answer is back; row callbacks run on the caller's thread.
 final class PostgresDriverConnection: DriverConnection {
-    private let context: PostgresContext
+    let context: PostgresContext
     private var session: PostgresSession
     /// How to connect again (the writer's, after its connection was lost between
     /// transactions); nil for a borrowed reader.
     private let reconnect: (@Sendable () async throws -> PostgresSession)?
-    private var inTransaction = false
+    private(set) var inTransaction = false
     /// Whether a statement failed in the open transaction since its start or the last
     /// rollback to a savepoint: PostgreSQL then refuses every statement until a rollback, and
     /// turns COMMIT into a ROLLBACK without an error, which must not pass for a commit.
@@ -56,7 +56,7 @@ final class PostgresDriverConnection: DriverConnection {
     }
 
     /// Runs `work` on the executor's thread with this connection's session.
-    private func perform<T: Sendable>(_ work: @escaping @Sendable (PostgresSession) async throws -> T) throws -> T {
+    func perform<T: Sendable>(_ work: @escaping @Sendable (PostgresSession) async throws -> T) throws -> T {
         if session.connection.isClosed, !inTransaction, let reconnect {
             session = try context.executor.wait { try await reconnect() }
         }

@@ -31,6 +31,33 @@ struct PostgresSession: Sendable {
 
     /// Every row of the statement's result.
     func rows(_ statement: PostgresStatement) async throws -> [PostgresRow] {
+        try await run(statement) { query in
+            let rows = try await connection.query(query, logger: logger).collect()
+            return (rows, rows.count)
+        }
+    }
+
+    /// Every row of the statement's result, and how many rows it inserted, updated or
+    /// deleted (from the server's command tag; 0 for a query).
+    func result(_ statement: PostgresStatement) async throws -> (rows: [PostgresRow], changes: Int) {
+        try await run(statement) { query in
+            let result = try await connection.query(query, logger: logger).get()
+            let changes: Int
+            switch result.metadata.command {
+            case "INSERT", "UPDATE", "DELETE": changes = result.metadata.rows ?? 0
+            // MERGE's tag ("MERGE 3") is one postgres-nio does not split.
+            case let tag where tag.hasPrefix("MERGE "): changes = Int(tag.dropFirst(6)) ?? 0
+            default: changes = 0
+            }
+            return ((result.rows, changes), max(result.rows.count, changes))
+        }
+    }
+
+    /// Runs `statement` through `body` (which returns what it read and the number of rows to
+    /// trace), reporting it to the tracer and turning a failure into SharkORM's error.
+    private func run<Result>(
+        _ statement: PostgresStatement, _ body: (PostgresQuery) async throws -> (Result, Int)
+    ) async throws -> Result {
         // postgres-nio hands a query to a closed channel without failing it, and waits for an
         // answer that never comes: a connection already known to be lost fails here instead.
         // (One that is lost while a statement runs fails that statement, as it should.)
@@ -39,15 +66,13 @@ struct PostgresSession: Sendable {
         }
         let start = tracer.isEnabled ? ContinuousClock.now : nil
         do {
-            let rows = try await connection.query(
-                PostgresQuery(unsafeSQL: statement.sql, binds: statement.bindings), logger: logger
-            ).collect()
+            let (result, rows) = try await body(PostgresQuery(unsafeSQL: statement.sql, binds: statement.bindings))
             if let start {
                 tracer.record(
                     statement: statement.sql, arguments: statement.arguments, duration: ContinuousClock.now - start,
-                    rows: rows.count)
+                    rows: rows)
             }
-            return rows
+            return result
         } catch {
             refusals.happened.store(true, ordering: .relaxed)
             let mapped = PostgresFailures.sharkError(error, sql: statement.sql)

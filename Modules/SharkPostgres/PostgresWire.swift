@@ -15,6 +15,9 @@ struct WireValue: PostgresDynamicTypeEncodable {
         case uuid(UUID)
         /// A decimal, sent in PostgreSQL's text form ("-12.5").
         case numeric(String)
+        /// Text whose type the server infers from where the parameter stands (raw SQL's
+        /// text arguments: `WHERE id = $1` with a UUID's text, `age = $1` with "36").
+        case untypedText(String)
     }
 
     let payload: Payload
@@ -28,12 +31,15 @@ struct WireValue: PostgresDynamicTypeEncodable {
         case .bytes: return .bytea
         case .uuid: return .uuid
         case .numeric: return .numeric
+        case .untypedText: return .null  // OID 0: unspecified, inferred by the server
         }
     }
 
     var psqlFormat: PostgresFormat {
-        if case .numeric = payload { return .text }
-        return .binary
+        switch payload {
+        case .numeric, .untypedText: return .text
+        default: return .binary
+        }
     }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(
@@ -46,7 +52,7 @@ struct WireValue: PostgresDynamicTypeEncodable {
         case .text(let text): buffer.writeString(text)
         case .bytes(let bytes): buffer.writeBytes(bytes)
         case .uuid(let uuid): buffer.writeBytes(withUnsafeBytes(of: uuid.uuid) { Array($0) })
-        case .numeric(let text): buffer.writeString(text)
+        case .numeric(let text), .untypedText(let text): buffer.writeString(text)
         }
     }
 }
@@ -116,6 +122,12 @@ enum PostgresValues {
         case .bool: return .integer(Int64(bytes.readInteger(as: UInt8.self) ?? 0) == 0 ? 0 : 1)
         case .text, .varchar, .name, .bpchar, .json:
             return .text(bytes.readString(length: bytes.readableBytes) ?? "")
+        case .jsonb:
+            // Binary jsonb: a version byte (1), then the text.
+            _ = bytes.readInteger(as: UInt8.self)
+            return .text(bytes.readString(length: bytes.readableBytes) ?? "")
+        case .oid: return .integer(Int64(bytes.readInteger(as: UInt32.self) ?? 0))
+        case .char: return .text(bytes.readString(length: bytes.readableBytes) ?? "")
         case .bytea: return .blob(Data(bytes.readableBytesView))
         case .uuid: return .blob(Data(bytes.readableBytesView))
         case .numeric:
@@ -130,7 +142,8 @@ enum PostgresValues {
                 reason:
                     .init(
                         .wrongStorageClass,
-                        "\(cell.columnName) is of PostgreSQL type \(cell.dataType), which SharkORM does not read"))
+                        "\(cell.columnName) is of PostgreSQL type \(cell.dataType), which SharkORM does not read "
+                            + "(in raw SQL, cast it: \(cell.columnName)::text)"))
         }
     }
 

@@ -51,7 +51,7 @@ enum PostgresTestServer {
     /// The driver as the conformance suite sees it: a fresh store is a new schema (dropped
     /// when it closes); a "file" is the schema its path names, reopened by reconnecting.
     static let conformance = ConformanceDriver(
-        name: "postgres",
+        name: "postgres", hasRawSQL: true, sqlDialect: .postgresql,
         temporary: { .postgres(try settings(schema: uniqueSchema(), dropsSchema: true)) },
         file: { path, readOnly in
             let settings = (try? Self.settings(schema: schemaName(forPath: path), readOnly: readOnly))

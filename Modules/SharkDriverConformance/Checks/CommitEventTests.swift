@@ -177,7 +177,8 @@ struct CommitEventTests {
         defer { store.close() }
         try store.commit(Person(name: "Ada", payrollNumber: 1))
         var events = store.events().makeAsyncIterator()
-        try store.execute("UPDATE Person SET age = age + 1")
+        try store.execute(
+            driver.sql("UPDATE Person SET age = age + 1", postgresql: #"UPDATE "Person" SET age = age + 1"#))
         let event = try await next(&events, of: AsyncStream<CommitEvent>.self)
         #expect(event.entities["Person"]?.hasUnknownChanges == true)
         #expect(event.entities["Person"]?.inserted == [])

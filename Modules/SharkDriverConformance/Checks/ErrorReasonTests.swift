@@ -41,8 +41,13 @@ struct ErrorReasonTests {
                 #expect(detail.reason == .rawSQL)
             }
         } else {
-            #expect(queryReason { _ = try store.rows("DELETE FROM Person") } == .rawStatementMayWrite)
-            #expect(queryReason { _ = try store.rows("SELECT ?") } == .rawArgumentCount)
+            #expect(
+                queryReason {
+                    _ = try store.rows(driver.sql("DELETE FROM Person", postgresql: #"DELETE FROM "Person""#))
+                } == .rawStatementMayWrite)
+            #expect(
+                queryReason { _ = try store.rows(driver.sql("SELECT ?", postgresql: "SELECT $1")) } == .rawArgumentCount
+            )
             #expect(queryReason { _ = try store.execute("SELECT 1; SELECT 2") } == .rawStatementNotSingle)
         }
         // A transaction used after its body returned.

@@ -56,8 +56,15 @@ struct ObjectEventTests {
         try store.commit([ada, alan])
         let (seen, input) = AsyncStream<ObjectEvent>.makeStream()
         let subscription = try store.observe(ada) { input.yield($0) }
-        try store.execute("UPDATE Person SET age = age + 1 WHERE name = 'Alan'")  // not Ada: nothing
-        try store.execute("UPDATE Person SET age = 40 WHERE name = 'Ada'")
+        // Not Ada: nothing.
+        try store.execute(
+            driver.sql(
+                "UPDATE Person SET age = age + 1 WHERE name = 'Alan'",
+                postgresql: #"UPDATE "Person" SET age = age + 1 WHERE name = 'Alan'"#))
+        try store.execute(
+            driver.sql(
+                "UPDATE Person SET age = 40 WHERE name = 'Ada'",
+                postgresql: #"UPDATE "Person" SET age = 40 WHERE name = 'Ada'"#))
         var events = seen.makeAsyncIterator()
         // One event, for whichever commit's read first found the change.
         guard case .updated(let properties, _) = await events.next() else {

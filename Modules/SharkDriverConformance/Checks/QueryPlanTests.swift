@@ -239,7 +239,12 @@ struct QueryPlanTests {
         try people(store)
         #expect(try Person.query(in: store).where(\.age < 10).count() == 10)
         // Raw SQL that changes the schema makes the SQL drivers forget their plans.
-        if driver.hasRawSQL { try store.execute("CREATE INDEX person_email ON Person (email)") }
+        if driver.hasRawSQL {
+            try store.execute(
+                driver.sql(
+                    "CREATE INDEX person_email ON Person (email)",
+                    postgresql: #"CREATE INDEX person_email ON "Person" (email)"#))
+        }
         try store.commit(Person(name: "late", age: 1, payrollNumber: 9))
         #expect(try Person.query(in: store).where(\.age < 10).count() == 11)
         #expect(try Person.query(in: store).where(\.age < 2).count() == 3)

@@ -90,20 +90,26 @@ struct RawSQLPipelineTests {
         let observer = Protecting()
         store.addTransactionObserver(observer)
         // A DELETE without WHERE is reported too (SQLite's update hook would miss it).
-        #expect(try store.execute("DELETE FROM Person") == 1)
+        #expect(try store.execute(driver.sql("DELETE FROM Person", postgresql: #"DELETE FROM "Person""#)) == 1)
         #expect(
             observer.changes == [
                 Change(entity: "Person", key: nil, operation: .unknown, changedColumns: [], origin: .local)
             ])
         #expect {
-            try store.execute("UPDATE AuditEntry SET entity = ?", "tampered")
+            try store.execute(
+                driver.sql("UPDATE AuditEntry SET entity = ?", postgresql: #"UPDATE "AuditEntry" SET entity = $1"#),
+                "tampered")
         } throws: { error in
             guard case SharkError.invalidQuery(let message) = error else { return false }
             return message.contains("AuditEntry")
         }
         #expect(try AuditEntry.query(in: store).where(\.entity == "tampered").count() == 0)
         // Reads are free.
-        #expect(try store.rows("SELECT count(*) FROM AuditEntry").rows == [[.integer(1)]])
+        #expect(
+            try store.rows(
+                driver.sql("SELECT count(*) FROM AuditEntry", postgresql: #"SELECT count(*) FROM "AuditEntry""#)
+            )
+            .rows == [[.integer(1)]])
     }
 
     func storageClassesChecked(driver: ConformanceDriver) throws {

@@ -93,12 +93,19 @@ struct RawSQLMisuseTests {
                 return message.contains("parameter")
             }
         }
-        expectRefused { _ = try store.rows("SELECT * FROM Person WHERE name = ? AND age = ?", "Ada") }
-        expectRefused { _ = try store.rows("SELECT * FROM Person WHERE name = ?") }
-        expectRefused { _ = try store.rows("SELECT * FROM Person", "extra") }
-        expectRefused { try store.execute("UPDATE Person SET name = ? WHERE age = ?", "Grace") }
+        let person = driver.sql("Person", postgresql: #""Person""#)
+        let (first, second) = driver.sqlDialect == .sqlite ? ("?", "?") : ("$1", "$2")
+        expectRefused { _ = try store.rows("SELECT * FROM \(person) WHERE name = \(first) AND age = \(second)", "Ada") }
+        expectRefused { _ = try store.rows("SELECT * FROM \(person) WHERE name = \(first)") }
+        expectRefused { _ = try store.rows("SELECT * FROM \(person)", "extra") }
+        expectRefused { try store.execute("UPDATE \(person) SET name = \(first) WHERE age = \(second)", "Grace") }
         #expect(try Person.query(in: store).where(\.name == "Ada").count() == 1)
-        #expect(try store.rows("SELECT name FROM Person WHERE age = ?1 OR payrollNumber = ?1", 36).rows.count == 1)
+        #expect(
+            try store.rows(
+                driver.sql(
+                    "SELECT name FROM Person WHERE age = ?1 OR payrollNumber = ?1",
+                    postgresql: #"SELECT name FROM "Person" WHERE age = $1 OR "payrollNumber" = $1"#), 36
+            ).rows.count == 1)
     }
 
     func multipleStatements(driver: ConformanceDriver) throws {
@@ -106,7 +113,12 @@ struct RawSQLMisuseTests {
         defer { store.close() }
         try store.commit(Person(name: "Ada", age: 36, payrollNumber: 1))
         #expect {
-            try store.execute("INSERT INTO Person (name, age, payrollNumber) VALUES ('Eve', 1, 9); DROP TABLE Person")
+            try store.execute(
+                driver.sql(
+                    "INSERT INTO Person (name, age, payrollNumber) VALUES ('Eve', 1, 9); DROP TABLE Person",
+                    postgresql:
+                        #"INSERT INTO "Person" (name, age, "payrollNumber") VALUES ('Eve', 1, 9); DROP TABLE "Person""#)
+            )
         } throws: { error in
             guard case SharkError.invalidQuery(let message) = error else { return false }
             return message.contains("one statement")
@@ -114,7 +126,12 @@ struct RawSQLMisuseTests {
         #expect(throws: SharkError.self) { _ = try store.rows("SELECT 1; SELECT 2") }
         #expect(try Person.query(in: store).count() == 1)
         // Trailing whitespace, comments and semicolons are fine.
-        #expect(try store.rows("SELECT count(*) FROM Person;  -- done\n ; /* really */").rows == [[.integer(1)]])
+        #expect(
+            try store.rows(
+                driver.sql(
+                    "SELECT count(*) FROM Person;  -- done\n ; /* really */",
+                    postgresql: "SELECT count(*) FROM \"Person\";  -- done\n ; /* really */")
+            ).rows == [[.integer(1)]])
         #expect(throws: SharkError.self) { _ = try store.rows("   -- nothing here") }
     }
 }

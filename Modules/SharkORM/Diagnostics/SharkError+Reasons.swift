@@ -58,6 +58,9 @@ extension SharkError {
         case rawStatementWritesProtected
         /// `rows(_:)` outside a write transaction given a statement that may write.
         case rawStatementMayWrite
+        /// Raw SQL that begins or ends a transaction or works with savepoints, which are the
+        /// store's own (`store.write { … }`, `tx.transaction { … }`).
+        case rawTransactionControl
     }
 
     /// Why a value cannot be stored or computed (``invalidValue(_:)``).
