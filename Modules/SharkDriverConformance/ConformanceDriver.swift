@@ -63,7 +63,8 @@ public struct ConformanceDriver: Sendable, CustomStringConvertible {
     /// The text of a statement in the driver's dialect.
     ///
     /// ```swift
-    /// let sql = driver.sql("UPDATE Person SET age = ?", postgresql: #"UPDATE "Person" SET age = $1"#)
+    /// let driver = ConformanceDriver(name: "memory", sqlDialect: .postgresql) { .memory }
+    /// print(driver.sql("UPDATE Person SET age = ?", postgresql: #"UPDATE "Person" SET age = $1"#))
     /// ```
     public func sql(_ sqlite: String, postgresql: String) -> String {
         switch sqlDialect {
