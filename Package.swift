@@ -144,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "shark",
             dependencies: [
-                "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync", "SharkSQLiteCore",
+                "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync", "SharkSQLiteCore", "SharkPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/shark"
@@ -220,7 +220,7 @@ let package = Package(
         // Runs the `shark` executable as a subprocess against real files.
         .testTarget(
             name: "SharkCommandLineTests",
-            dependencies: ["shark", "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync"],
+            dependencies: ["shark", "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync", "SharkPostgres"],
             path: "Tests/SharkCommandLineTests"
         ),
     ],

@@ -5,20 +5,46 @@ import SharkSQLCipher
 import SharkSQLite
 import SharkSQLiteCore
 
-/// The database a command works on, its key when encrypted, and tracing.
+/// The database a command works on (a file, or a PostgreSQL database named by URL), its key
+/// when encrypted, its password when on a server, and tracing.
 struct DatabaseOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The SQLite or SQLCipher database file.", valueName: "database"))
+    @Argument(
+        help: ArgumentHelp(
+            "The SQLite or SQLCipher database file, or a PostgreSQL URL without its password "
+                + "(postgresql://user@host:port/database?schema=app).",
+            valueName: "database"))
     var path: String
 
     @OptionGroup var key: DatabaseKeyOptions
 
+    @OptionGroup var password: PostgresPasswordOptions
+
     @Flag(help: "Print each SQL statement to standard error (arguments and keys are never shown).")
     var trace = false
 
-    /// Opens the store: `.sqlite` for a plain file, `.sqlcipher` otherwise, with `given` or
-    /// else the key from its source. Read-only unless `writable`; never creates a file.
+    /// Whether the database is on a PostgreSQL server rather than in a file.
+    var isPostgres: Bool { PostgresLocation.isURL(path) }
+
+    /// Opens the store: `.postgres` for a URL, `.sqlite` for a plain file, `.sqlcipher`
+    /// otherwise, with `given` or else the key from its source. Read-only unless `writable`;
+    /// never creates a file (a PostgreSQL schema is created by a writable open, as an app's
+    /// first store creates it).
     func open(writable: Bool = false, key given: SQLCipherKey? = nil) throws -> Store {
-        try DatabaseFile.open(path, key: key, writable: writable, given: given, trace: trace)
+        guard isPostgres else {
+            return try DatabaseFile.open(path, key: key, writable: writable, given: given, trace: trace)
+        }
+        let location = try PostgresLocation(path, password: password.source, readOnly: !writable)
+        var configuration = location.configuration
+        if trace {
+            configuration = configuration.traced { event in Terminal.writeError("trace: \(event)") }
+        }
+        do {
+            return try Store(configuration)
+        } catch SharkError.fileNotFound {
+            throw CommandFailure(
+                "the database \(location.settings.database) has no schema \(location.settings.schema) "
+                    + "(name the app's with ?schema=…)", exitCode: CommandFailure.noInput)
+        }
     }
 }
 

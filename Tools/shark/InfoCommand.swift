@@ -15,9 +15,10 @@ struct InfoCommand: ParsableCommand {
               shark info app.sqlite
               shark info vault.sqlite --key-file vault.key --check
               SHARK_KEY=… shark info vault.sqlite --json | jq '.entities[].rows'
+              shark info "postgresql://app@db.internal/app?schema=app&sslrootcert=ca.pem" --password-file pw
 
-            Opens the file read-only. With --check, also runs SQLite's integrity check and \
-            exits with 1 when it finds problems.
+            Opens the file (or the PostgreSQL schema) read-only. With --check, also runs SQLite's \
+            integrity check and exits with 1 when it finds problems.
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -61,7 +62,10 @@ struct DatabaseReport {
     var path: String
     var bytes: Int
     var driver: String
-    var sqliteVersion: String
+    /// The SQLite library's version; nil on PostgreSQL.
+    var sqliteVersion: String?
+    /// The server's version and the schema, on PostgreSQL.
+    var server: (version: String, schema: String)?
     var cipher: CipherSettings?
     var pageSize: Int
     var pageCount: Int
@@ -79,9 +83,28 @@ struct DatabaseReport {
 
     init(store: Store, path: String, checksIntegrity: Bool) throws {
         self.path = path
-        bytes = DatabaseFile.size(of: path)
         driver = store.driverName
-        if driver == "sqlcipher" {
+        bytes = driver == "postgres" ? 0 : DatabaseFile.size(of: path)
+        if driver == "postgres" {
+            // What the server says of itself and of the schema: its files are its own.
+            let about =
+                try store.rows(
+                    "SELECT current_setting('server_version'), current_schema()::text, coalesce(sum("
+                        + "pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = "
+                        + "c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+                ).rows.first ?? []
+            func text(_ index: Int) -> String {
+                if index < about.count, case .text(let text) = about[index] { return text }
+                return "?"
+            }
+            server = (text(0), text(1))
+            bytes = Int(about.count > 2 ? about[2].coercedToInt64() : 0)
+            if checksIntegrity {
+                throw CommandFailure(
+                    "--check runs SQLite's integrity check: PostgreSQL checks its own storage (its amcheck "
+                        + "extension)", exitCode: CommandFailure.usage)
+            }
+        } else if driver == "sqlcipher" {
             let settings = try SQLCipher.settings(of: store)
             cipher = settings
             sqliteVersion = settings.sqliteVersion
@@ -99,9 +122,15 @@ struct DatabaseReport {
                 return nil
             }
         }
-        pageSize = integer("PRAGMA page_size", "page size") ?? 0
-        pageCount = integer("PRAGMA page_count", "page count") ?? 0
-        journalMode = DatabaseFile.journalMode(of: path)
+        if server == nil {
+            pageSize = integer("PRAGMA page_size", "page size") ?? 0
+            pageCount = integer("PRAGMA page_count", "page count") ?? 0
+            journalMode = DatabaseFile.journalMode(of: path)
+        } else {
+            pageSize = 0
+            pageCount = 0
+            journalMode = nil
+        }
         var schemas: [EntitySchema] = []
         do {
             schemas = try store.recordedSchemas()
@@ -115,7 +144,8 @@ struct DatabaseReport {
                 isInternal: schema.name.hasPrefix("SharkSync"))
         }
         do {
-            otherTables = try ForeignTable.all(in: store, excluding: Set(schemas.map(\.name)))
+            // Read from SQLite's catalog: on PostgreSQL, only the models' tables are shown.
+            if server == nil { otherTables = try ForeignTable.all(in: store, excluding: Set(schemas.map(\.name))) }
         } catch {
             problems.append("the tables no model describes: \(CommandFailure(describing: error).message)")
         }
@@ -138,17 +168,23 @@ struct DatabaseReport {
         func field(_ name: String, _ value: String) {
             lines.append(name.padding(toLength: 12, withPad: " ", startingAt: 0) + value)
         }
-        field("file", "\(path) (\(Readable.bytes(bytes)))")
-        if let cipher {
-            field("driver", "sqlcipher (SQLCipher \(cipher.cipherVersion), SQLite \(sqliteVersion))")
-            field(
-                "cipher",
-                "\(cipher.cipher), \(cipher.pageSize)-byte pages, \(cipher.kdfIterations) KDF iterations"
-                    + (cipher.usesHMAC ? ", HMAC" : ", no HMAC"))
+        if let server {
+            field("database", "\(path) (schema \(server.schema), \(Readable.bytes(bytes)))")
+            field("driver", "postgres (PostgreSQL \(server.version))")
         } else {
-            field("driver", "sqlite (SQLite \(sqliteVersion))")
+            field("file", "\(path) (\(Readable.bytes(bytes)))")
+            let sqlite = sqliteVersion ?? ""
+            if let cipher {
+                field("driver", "sqlcipher (SQLCipher \(cipher.cipherVersion), SQLite \(sqlite))")
+                field(
+                    "cipher",
+                    "\(cipher.cipher), \(cipher.pageSize)-byte pages, \(cipher.kdfIterations) KDF iterations"
+                        + (cipher.usesHMAC ? ", HMAC" : ", no HMAC"))
+            } else {
+                field("driver", "sqlite (SQLite \(sqlite))")
+            }
+            field("pages", "\(pageCount) of \(pageSize) bytes")
         }
-        field("pages", "\(pageCount) of \(pageSize) bytes")
         if let journalMode { field("journal", journalMode) }
         let visible = entities.filter { !$0.isInternal }
         field("entities", visible.isEmpty ? "none" : "\(visible.count)")
@@ -226,7 +262,9 @@ struct DatabaseReport {
     var json: JSONText {
         var members: [(String, JSONText)] = [
             ("path", .string(path)), ("bytes", .integer(bytes)), ("driver", .string(driver)),
-            ("sqliteVersion", .string(sqliteVersion)),
+            ("sqliteVersion", sqliteVersion.map(JSONText.string) ?? .null),
+            ("serverVersion", server.map { .string($0.version) } ?? .null),
+            ("schema", server.map { .string($0.schema) } ?? .null),
         ]
         if let cipher {
             members.append(
@@ -242,7 +280,8 @@ struct DatabaseReport {
             members.append(("cipher", .null))
         }
         members += [
-            ("pageSize", .integer(pageSize)), ("pageCount", .integer(pageCount)),
+            ("pageSize", server == nil ? .integer(pageSize) : .null),
+            ("pageCount", server == nil ? .integer(pageCount) : .null),
             ("journalMode", journalMode.map(JSONText.string) ?? .null),
             ("entities", .array(entities.map(Self.json))),
             ("tables", .array(otherTables.map(\.json))),

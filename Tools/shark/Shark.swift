@@ -21,6 +21,13 @@ struct Shark: ParsableCommand {
             change log's key (32 bytes, or 64 hexadecimal digits) comes with --log-key-file, \
             --log-key-env or SHARK_LOG_KEY.
 
+            info, query, export and import also take a PostgreSQL database, named by a URL \
+            without its password: postgresql://user@host:port/database?schema=app (the server's \
+            certificate verified; &sslrootcert=ca.pem names its authority), or through the \
+            server's Unix socket, postgresql://user@%2Fvar%2Frun%2Fpostgresql/database. Its \
+            password comes from --password-file FILE, --password-env VARIABLE, PGPASSWORD or \
+            libpq's password file (PGPASSFILE, ~/.pgpass).
+
             Exit codes: 0 success; 1 the check found problems; 64 a wrong command line (unknown \
             entity, malformed predicate); 65 bad data (not a database, a damaged file or change \
             log, another lineage); 66 a missing input file; 69 a needed tool is missing; 73 the \
