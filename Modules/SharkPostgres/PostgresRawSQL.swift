@@ -14,10 +14,12 @@ import PostgresNIO
 ///   refused.
 /// - **The entities a write writes**, for the events and for the entities an observer
 ///   protects, learnt before it runs: for a query or data change, from `EXPLAIN`'s plan
-///   (every `ModifyTable` node, data-changing `WITH` clauses included); for what PostgreSQL
-///   cannot explain (DDL, `TRUNCATE`, `COPY`), every table of the store the text names. A
-///   function the statement calls may write more than its plan shows: raw SQL that calls
-///   one is the app's to keep away from protected entities.
+///   (every `ModifyTable` node, data-changing `WITH` clauses included), with the tables whose
+///   foreign keys cascade from those, and every table of the store when one of those has a
+///   trigger of the app's (its body is not in the plan); for what PostgreSQL cannot explain
+///   (DDL, `TRUNCATE`, `COPY`), every table of the store the text names, and all of them for
+///   `DO`, `CALL` and schema-wide statements. A function a query calls may write more than its
+///   plan shows: raw SQL that calls one is the app's to keep away from protected entities.
 /// - **Raw reads only read**: outside a write transaction only a query, `SHOW` or `EXPLAIN`
 ///   runs, in a `READ ONLY` transaction (a savepoint inside a read's) that is rolled back
 ///   afterwards, so PostgreSQL refuses what writes (SQLSTATE 25006, a function's writes
@@ -51,18 +53,17 @@ extension PostgresDriverConnection: RawSQLConnection {
         }
         let statement = PostgresStatement(sql, bindings: Self.bindings(of: arguments), arguments: arguments)
         let nested = inTransaction
-        let rows = try perform { session in
+        let (rows, probed) = try perform { session in
             try await session.execute(nested ? "SAVEPOINT shark_raw_read" : "BEGIN READ ONLY")
             do {
                 var rows = try await session.rows(statement)
-                if rows.isEmpty && text.isQuery {
-                    rows = try await session.rows(Self.columnProbe(text, statement))
-                }
+                let probed = rows.isEmpty && text.isQuery
+                if probed { rows = try await session.rows(Self.columnProbe(text, statement)) }
                 try await session.execute(nested ? "ROLLBACK TO SAVEPOINT shark_raw_read" : "ROLLBACK")
                 if nested { try await session.execute("RELEASE SAVEPOINT shark_raw_read") }
                 // Rolled back to before the failure, if any: the read goes on.
                 session.refusals.happened.store(false, ordering: .relaxed)
-                return rows
+                return (rows, probed)
             } catch {
                 try? await session.execute(nested ? "ROLLBACK TO SAVEPOINT shark_raw_read" : "ROLLBACK")
                 if nested { try? await session.execute("RELEASE SAVEPOINT shark_raw_read") }
@@ -70,9 +71,9 @@ extension PostgresDriverConnection: RawSQLConnection {
                 throw Self.readFailure(error)
             }
         }
-        if let probe = rows.first, rows.count == 1, probe.first?.columnName == Self.probeColumn {
+        if probed {
             // The probe's row: the statement's columns, and no row.
-            return RawResult(columns: probe.dropFirst().map(\.columnName), rows: [], changes: 0)
+            return RawResult(columns: rows.first.map { $0.dropFirst().map(\.columnName) } ?? [], rows: [], changes: 0)
         }
         return try Self.rawResult(rows, changes: 0, written: [])
     }
@@ -144,26 +145,89 @@ extension PostgresDriverConnection: RawSQLConnection {
             guard case .text(let json)? = plan, let parsed = try? JSONSerialization.jsonObject(with: Data(json.utf8))
             else { return [] }
             var tables: Set<String> = []
-            Self.collectModifiedTables(in: parsed, into: &tables)
-            return tables
+            var changedOrRemoved: Set<String> = []
+            Self.collectModifiedTables(in: parsed, into: &tables, changedOrRemoved: &changedOrRemoved)
+            return try tables.isEmpty ? [] : alsoWritten(by: tables, cascadingFrom: changedOrRemoved)
         }
-        let tables = try perform { session in
+        let all = try storeTables()
+        // DO and CALL run code whose writes no text shows; DROP or ALTER SCHEMA reaches every
+        // table in it.
+        if ["DO", "CALL"].contains(text.leadingWords.first) || text.leadingWords.dropFirst().first == "SCHEMA" {
+            return all
+        }
+        return all.intersection(text.names)
+    }
+
+    /// The store's tables (those of the schema the connection works in), but for its own
+    /// bookkeeping (`_shark_schema`).
+    private func storeTables() throws -> Set<String> {
+        let names = try perform { session in
             try await session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()")
                 .map { try PostgresValues.value(of: $0.first!) }
         }
-        return Set(tables.compactMap { if case .text(let name) = $0 { name } else { nil } })
-            .intersection(text.names)
+        return Set(names.compactMap { if case .text(let name) = $0, !name.hasPrefix("_shark") { name } else { nil } })
     }
 
-    /// Every `ModifyTable` node's relation in an `EXPLAIN (FORMAT JSON)` plan.
-    private static func collectModifiedTables(in node: Any, into tables: inout Set<String>) {
+    /// `tables` and what writing them writes too: the tables whose foreign keys cascade from
+    /// those of `cascadingFrom` (rows updated or deleted there: a delete rule's `ON DELETE
+    /// CASCADE`, `SET NULL`), followed until no new one comes; and when one of them has a
+    /// trigger of the app's, whose body no plan shows, every table of the store.
+    private func alsoWritten(by tables: Set<String>, cascadingFrom: Set<String>) throws -> Set<String> {
+        let (cascades, triggered) = try perform { session in
+            let cascades = try await session.rows(
+                "SELECT c.relname::text, r.relname::text FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid "
+                    + "JOIN pg_class r ON r.oid = k.confrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    + "WHERE k.contype = 'f' AND (k.confdeltype <> 'a' AND k.confdeltype <> 'r' "
+                    + "OR k.confupdtype <> 'a' AND k.confupdtype <> 'r') AND n.nspname = current_schema()"
+            ).map { row in
+                let cells = Array(row)
+                return (try PostgresValues.value(of: cells[0]), try PostgresValues.value(of: cells[1]))
+            }
+            let triggered = try await session.rows(
+                "SELECT DISTINCT c.relname::text FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                    + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal "
+                    + "AND n.nspname = current_schema()"
+            ).map { try PostgresValues.value(of: $0.first!) }
+            return (cascades, triggered)
+        }
+        if triggered.contains(where: { if case .text(let name) = $0 { tables.contains(name) } else { false } }) {
+            return try storeTables()
+        }
+        var written = tables
+        var cascading = cascadingFrom
+        var grew = true
+        while grew {
+            grew = false
+            for case (.text(let referring), .text(let referred)) in cascades
+            where cascading.contains(referred) && !cascading.contains(referring) {
+                written.insert(referring)
+                cascading.insert(referring)
+                grew = true
+            }
+        }
+        return written
+    }
+
+    /// Every `ModifyTable` node's relation in an `EXPLAIN (FORMAT JSON)` plan, and apart
+    /// those whose rows may be updated or deleted (what a foreign key's rule cascades from):
+    /// an update, a delete, a merge, an insert `ON CONFLICT DO UPDATE`.
+    private static func collectModifiedTables(
+        in node: Any, into tables: inout Set<String>, changedOrRemoved: inout Set<String>
+    ) {
         if let list = node as? [Any] {
-            for element in list { collectModifiedTables(in: element, into: &tables) }
+            for element in list {
+                collectModifiedTables(in: element, into: &tables, changedOrRemoved: &changedOrRemoved)
+            }
         } else if let object = node as? [String: Any] {
             if object["Node Type"] as? String == "ModifyTable", let name = object["Relation Name"] as? String {
                 tables.insert(name)
+                if object["Operation"] as? String != "Insert" || object["Conflict Resolution"] as? String == "UPDATE" {
+                    changedOrRemoved.insert(name)
+                }
             }
-            for (_, value) in object { collectModifiedTables(in: value, into: &tables) }
+            for (_, value) in object {
+                collectModifiedTables(in: value, into: &tables, changedOrRemoved: &changedOrRemoved)
+            }
         }
     }
 
@@ -184,18 +248,17 @@ extension PostgresDriverConnection: RawSQLConnection {
         return result
     }
 
-    /// The name of the probe's first column, which no statement's column can shadow.
-    private static let probeColumn = "shark_column_probe"
-
-    /// A query that returns exactly one row whatever `text`'s query returns: the probe's
-    /// column, then the query's columns (NULLs when it has no row). PostgreSQL names the
-    /// columns of a result only in a row, so an empty result learns its column names from it.
+    /// A query that returns exactly one row, of NULLs after a first column, with the columns
+    /// of `text`'s query, which it never runs. postgres-nio names a result's columns only in
+    /// its rows, so an empty result learns its column names from this one: the query stands
+    /// behind a constant false condition, which PostgreSQL checks once before it would read
+    /// the query (a function it calls is not called again).
     private static func columnProbe(_ text: PostgresStatementText, _ statement: PostgresStatement)
         -> PostgresStatement
     {
         PostgresStatement(
-            "SELECT true AS \(probeColumn), shark_query.* FROM (SELECT) AS shark_one LEFT JOIN ("
-                + text.statements[0] + ") AS shark_query ON true LIMIT 1",
+            "SELECT true AS shark_probe, shark_query.* FROM (SELECT) AS shark_one LEFT JOIN (SELECT * FROM ("
+                + text.statements[0] + ") AS shark_statement WHERE false) AS shark_query ON true",
             bindings: statement.bindings, arguments: statement.arguments)
     }
 

@@ -79,7 +79,8 @@ struct PostgresStatementText {
             switch scalar {
             case "-" where next == "-":
                 endWord()
-                while index < text.count && text[index] != "\n" { index += 1 }
+                // As PostgreSQL's lexer: a line comment ends at either line break.
+                while index < text.count && text[index] != "\n" && text[index] != "\r" { index += 1 }
                 current.append(" ")
             case "/" where next == "*":
                 endWord()
@@ -128,9 +129,7 @@ struct PostgresStatementText {
                 endStatement()
                 index += 1
             default:
-                if scalar.properties.isAlphabetic || scalar == "_" || (scalar == "$" && !word.isEmpty)
-                    || (!word.isEmpty && scalar.properties.numericType != nil)
-                {
+                if word.isEmpty ? Self.startsName(scalar) : Self.continuesName(scalar) {
                     word.unicodeScalars.append(scalar)
                 } else {
                     endWord()
@@ -146,9 +145,8 @@ struct PostgresStatementText {
     private static func parameter(in text: [Unicode.Scalar], at start: Int) -> (value: Int, end: Int)? {
         var end = start + 1
         var value = 0
-        while end < text.count, let digit = text[end].properties.numericType == .decimal ? Int(String(text[end])) : nil
-        {
-            value = min(value * 10 + digit, Int(Int32.max))
+        while end < text.count, Self.isDigit(text[end]) {
+            value = min(value * 10 + Int(text[end].value - 48), Int(Int32.max))
             end += 1
         }
         return end > start + 1 ? (value, end) : nil
@@ -159,14 +157,25 @@ struct PostgresStatementText {
     private static func dollarTag(in text: [Unicode.Scalar], at start: Int) -> [Unicode.Scalar]? {
         var end = start + 1
         while end < text.count,
-            text[end].properties.isAlphabetic || text[end] == "_"
-                || (end > start + 1 && text[end].properties.numericType == .decimal)
+            end == start + 1 ? startsName(text[end]) : (continuesName(text[end]) && text[end] != "$")
         {
             end += 1
         }
         guard end < text.count, text[end] == "$" else { return nil }
         return Array(text[start...end])
     }
+
+    // PostgreSQL's lexer reads names byte by byte: ASCII letters, `_` and every byte of a
+    // character beyond ASCII start one; digits and `$` continue it.
+    private static func startsName(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_" || scalar.value >= 0x80
+    }
+
+    private static func continuesName(_ scalar: Unicode.Scalar) -> Bool {
+        startsName(scalar) || isDigit(scalar) || scalar == "$"
+    }
+
+    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
 
     /// Whether the statement begins a transaction, ends one or works with savepoints or
     /// prepared transactions: the store's own work.

@@ -142,6 +142,15 @@ struct PostgresCommandTests {
         let refused = try SharkProcess.run(["info", server.url(schema: "public"), "--password-file", wrong])
         #expect(refused.status != 0)
         #expect(refused.error.contains("28P01"), "\(refused.error)")
+        // The user as the URL encodes it (`%25` is `%`), decoded once.
+        let encodedUser = try SharkProcess.run(
+            ["info", "postgresql://50%25off@localhost:\(server.port)/postgres?sslrootcert=\(server.authority)"]
+                + ["--password-file", wrong])
+        #expect(encodedUser.error.contains("\"50%off\""), "\(encodedUser.error)")
+        // A URL that does not parse is named without what its user part holds.
+        let malformed = try SharkProcess.run(["info", "postgresql://app:s3cret@db:54x32/app"])
+        #expect(malformed.status == 64)
+        #expect(!malformed.error.contains("s3cret"), "\(malformed.error)")
         let both = try SharkProcess.run(
             ["info", server.url(schema: "public"), "--password-file", wrong, "--password-env", "X"])
         #expect(both.status == 64)

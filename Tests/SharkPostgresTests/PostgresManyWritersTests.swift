@@ -74,6 +74,7 @@ struct PostgresManyWritersTests {
         }
         var conflicts = 0
         var made = 0
+        var retriedByApp = 0
         for (worker, output) in running {
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             worker.waitUntilExit()
@@ -81,8 +82,13 @@ struct PostgresManyWritersTests {
             let fields = text.split(whereSeparator: \.isWhitespace)
             if let index = fields.firstIndex(of: "transfers"), let count = Int(fields[index + 1]) { made += count }
             if let index = fields.firstIndex(of: "conflicts"), let count = Int(fields[index + 1]) { conflicts += count }
+            if let index = fields.firstIndex(of: "retried-by-app"), let count = Int(fields[index + 1]) {
+                retriedByApp += count
+            }
         }
-        print("many writers: \(made) transfers, \(conflicts) attempts lost a race and ran again")
+        print(
+            "many writers: \(made) transfers, \(conflicts) attempts lost a race and ran again; \(retriedByApp) "
+                + "transfer(s) lost every one of Store.transactionAttempts and were made again by the app")
         #expect(made == Self.transfers)
 
         let accounts = try WorkerAccount.query(in: store).fetch()

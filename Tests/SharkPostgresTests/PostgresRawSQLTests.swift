@@ -28,6 +28,9 @@ struct PostgresStatementTextTests {
         #expect(PostgresStatementText("SELECT '$4', \"$5\", $$ $6 $$, $1").highestParameter == 1)
         #expect(PostgresStatementText("SELECT ? FROM t").highestParameter == 0)
         #expect(PostgresStatementText("SELECT a$1 FROM t").highestParameter == 0)  // a name with a dollar
+        // Every character beyond ASCII is part of a name, as in PostgreSQL's lexer.
+        #expect(PostgresStatementText("SELECT x€$1 FROM t").highestParameter == 0)
+        #expect(PostgresStatementText(#"DROP TABLE IF EXISTS x€$q$, "Person", y$q$"#).names.contains("Person"))
     }
 
     @Test("transaction statements and names are recognised")
@@ -43,6 +46,9 @@ struct PostgresStatementTextTests {
         }
         #expect(PostgresStatementText(#"DROP TABLE "Person", audit"#).names.isSuperset(of: ["Person", "audit"]))
         #expect(PostgresStatementText("DROP TABLE Person").names.contains("person"))
+        // A line comment ends at either line break.
+        #expect(PostgresStatementText("--x\rCOMMIT\nWORK").controlsTransactions)
+        #expect(PostgresStatementText("--x\rDELETE FROM t /*\nSELECT 1 --*/").leadingWords.first == "DELETE")
     }
 }
 
@@ -97,6 +103,36 @@ struct PostgresRawSQLTests {
         #expect(await events.next()?.entities.keys.sorted() == ["audit"])
         let notes: [[Value]] = [[.text("a")], [.text("b")], [.text("c")]]
         #expect(try store.rows("SELECT note FROM audit ORDER BY note").rows == notes)
+        // A delete that cascades writes the tables whose foreign keys cascade.
+        try store.execute("CREATE TABLE parent (id bigint PRIMARY KEY)")
+        try store.execute("CREATE TABLE child (parent bigint REFERENCES parent ON DELETE CASCADE)")
+        // DDL counts as writing the store's tables its text names: parent.
+        #expect(await events.next()?.entities.keys.sorted() == ["parent"])
+        try store.execute("INSERT INTO parent VALUES (1)")
+        #expect(await events.next()?.entities.keys.sorted() == ["parent"])
+        try store.execute("INSERT INTO child VALUES (1)")
+        #expect(await events.next()?.entities.keys.sorted() == ["child"])
+        #expect(try store.execute("DELETE FROM parent") == 1)
+        #expect(await events.next()?.entities.keys.sorted() == ["child", "parent"])
+        // Code that no plan shows (DO, CALL) counts as writing every table.
+        try store.execute("DO $$ BEGIN DELETE FROM audit; END $$")
+        #expect(await events.next()?.entities.keys.sorted() == ["PostgresNote", "audit", "child", "parent"])
+    }
+
+    @Test("an empty result names its columns without running the query again")
+    func emptyResults() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.execute("CREATE TABLE audit (note text)")
+        try store.execute(
+            "CREATE FUNCTION note_once() RETURNS TABLE (noted bigint) LANGUAGE plpgsql AS "
+                + "$$ BEGIN INSERT INTO audit VALUES ('called'); END $$")
+        let result = try store.write { _ in try store.rows("SELECT * FROM note_once()") }
+        #expect(result == RawResult(columns: ["noted"], rows: [], changes: 0))
+        #expect(try store.execute("SELECT * FROM note_once()") == 0)
+        #expect(try store.rows("SELECT count(*) FROM audit").rows == [[.integer(2)]])
+        // A column named like the probe's is the statement's own.
+        #expect(try store.rows("SELECT 1 AS shark_probe, 2 AS b").rows == [[.integer(1), .integer(2)]])
     }
 
     @Test("transactions are the store's: BEGIN, COMMIT and savepoints are refused")

@@ -64,7 +64,8 @@ struct PostgresLocation {
         guard let url = URLComponents(string: text), let scheme = url.scheme, Self.schemes.contains(scheme.lowercased())
         else {
             throw CommandFailure(
-                "\(text) is not a PostgreSQL URL (postgresql://user@host:port/database?schema=…)",
+                "\(Self.withoutUserInformation(text)) is not a PostgreSQL URL "
+                    + "(postgresql://user@host:port/database?schema=…)",
                 exitCode: CommandFailure.usage)
         }
         if url.password != nil {
@@ -84,16 +85,21 @@ struct PostgresLocation {
             query[item.name] = item.value ?? ""
         }
         let environment = ProcessInfo.processInfo.environment
-        let host =
+        var host =
             url.percentEncodedHost.flatMap { $0.isEmpty ? nil : $0.removingPercentEncoding } ?? query["host"]
             ?? environment["PGHOST"] ?? "/var/run/postgresql"
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            // An IPv6 address, bracketed in the URL; a zone (`%25eth0`) is not one TLS can name.
+            host = String(host.dropFirst().dropLast().prefix { $0 != "%" })
+        }
         let portText = url.port.map(String.init) ?? query["port"] ?? environment["PGPORT"] ?? "5432"
         guard let port = Int(portText), (1...65_535).contains(port) else {
             throw CommandFailure("the port \(portText) is not a port number", exitCode: CommandFailure.usage)
         }
+        // URLComponents decodes the user already.
         let user =
-            url.user.flatMap { $0.removingPercentEncoding } ?? query["user"] ?? environment["PGUSER"]
-            ?? environment["USER"] ?? "postgres"
+            url.user.flatMap { $0.isEmpty ? nil : $0 } ?? query["user"] ?? environment["PGUSER"] ?? environment["USER"]
+            ?? "postgres"
         let path = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
         let database = path.isEmpty ? query["dbname"] ?? environment["PGDATABASE"] ?? user : path
         let tls: PostgresTLS
@@ -114,6 +120,15 @@ struct PostgresLocation {
         settings.isReadOnly = readOnly
         settings.applicationName = "shark"
         self.settings = settings
+    }
+
+    /// `text` without what may stand between `://` and `@` (a password, when a URL holds
+    /// one), for messages.
+    static func withoutUserInformation(_ text: String) -> String {
+        guard let start = text.range(of: "://"), let at = text[start.upperBound...].firstIndex(of: "@") else {
+            return text
+        }
+        return String(text[..<start.upperBound]) + "…" + String(text[at...])
     }
 
     /// The store, opened read-only unless `writable`.
