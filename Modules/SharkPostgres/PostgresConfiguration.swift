@@ -105,8 +105,15 @@ package struct PostgresSettings: Sendable {
     package var isReadOnly = false
     /// For tests: the schema is dropped, with everything in it, when the store closes.
     package var dropsSchemaOnClose = false
-    /// The name the store's connections show in `pg_stat_activity`.
+    /// The name the store's connections show in `pg_stat_activity` (its listener's:
+    /// this, then " listener").
     package var applicationName = "SharkORM"
+    /// How long the record of a commit stays for other stores to read
+    /// (docs/architecture.md, "Events across processes"): a store whose listener is away
+    /// longer learns only that it missed commits.
+    package var changeRetention = Duration.seconds(600)
+    /// For tests: awaited by the listener before each connection attempt, to keep it away.
+    package var beforeListenerConnects: (@Sendable () async -> Void)?
 
     package init(
         endpoint: Endpoint, database: String, user: String, password: PostgresPassword, tls: PostgresTLS,

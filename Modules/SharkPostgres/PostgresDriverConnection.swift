@@ -28,6 +28,11 @@ final class PostgresContext: @unchecked Sendable {
     func schema(named name: String) -> EntitySchema? {
         lock.withLock { schemas[name] }
     }
+
+    /// The entities this store has met so far.
+    var knownEntityNames: [String] {
+        lock.withLock { Array(schemas.keys) }
+    }
 }
 
 /// A ``DriverConnection`` over one PostgreSQL connection: the writer's own, or one a read

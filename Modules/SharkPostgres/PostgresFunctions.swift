@@ -12,11 +12,14 @@
 /// - `shark_real_text(x)`: a real's text as SQLite writes it (`%!.15g`: `0.0`, `1.5`,
 ///   `1.0e+20`), which `length`, `LIKE`, `lower` and `upper` of a real read.
 ///
+/// With them, the log through which the stores of the schema hear of each other's commits
+/// (``PostgresChangeRecord``).
+///
 /// They are installed when a writable store opens and finds them missing (or of an older
 /// version, named by ``version``), under the lock that serializes migrations.
 enum PostgresFunctions {
     /// Bumped whenever a function's text changes: stores install the new ones.
-    static let version = 1
+    static let version = 2
 
     static var marker: String { "shark_functions_v\(version)" }
 
@@ -120,9 +123,12 @@ enum PostgresFunctions {
             RETURN mantissa;
         END $$
         """,
-        // The marker last: present only once every function above is.
-        "CREATE OR REPLACE FUNCTION \(marker)() RETURNS integer LANGUAGE sql IMMUTABLE AS $$ SELECT \(version) $$",
     ]
+
+    /// Installed last: present only once every function (and the change log) is.
+    static var markerDefinition: String {
+        "CREATE OR REPLACE FUNCTION \(marker)() RETURNS integer LANGUAGE sql IMMUTABLE AS $$ SELECT \(version) $$"
+    }
 
     /// Installs the functions in the session's current schema unless they are there.
     static func install(in session: PostgresSession) async throws {
@@ -134,7 +140,9 @@ enum PostgresFunctions {
         try await session.execute("START TRANSACTION")
         do {
             try await session.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.shark_schema'))")
-            for definition in definitions { try await session.execute(definition) }
+            for definition in definitions + PostgresChangeRecord.definitions + [markerDefinition] {
+                try await session.execute(definition)
+            }
             try await session.execute("COMMIT")
         } catch {
             try? await session.execute("ROLLBACK")

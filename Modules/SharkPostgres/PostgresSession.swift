@@ -27,7 +27,7 @@ struct PostgresSession: Sendable {
     let tracer: Tracer
     /// Set when the server refuses a statement (which aborts an open transaction), as
     /// opposed to a failure on this side (a value that does not decode).
-    let refusals = StatementRefusals()
+    var refusals = StatementRefusals()
 
     /// Every row of the statement's result.
     func rows(_ statement: PostgresStatement) async throws -> [PostgresRow] {
@@ -83,6 +83,14 @@ struct PostgresSession: Sendable {
             }
             throw mapped
         }
+    }
+
+    /// The same connection, its statements not reported to the tracer: the driver's own
+    /// bookkeeping around the app's statements (the log of commits other stores read).
+    func untraced() -> PostgresSession {
+        var untraced = PostgresSession(connection: connection, logger: logger, tracer: Tracer())
+        untraced.refusals = refusals
+        return untraced
     }
 
     func rows(_ sql: String, _ values: [WireValue?] = []) async throws -> [PostgresRow] {

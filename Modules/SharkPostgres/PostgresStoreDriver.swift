@@ -18,6 +18,8 @@ final class PostgresStoreDriver: Driver, @unchecked Sendable {
     private let client: PostgresClient
     private let runTask: Task<Void, Never>
     private let writerConnection: PostgresDriverConnection
+    /// How this store and the others of its schema hear of each other's commits.
+    let changeFeed: PostgresChangeFeed
     private let closed = Atomic<Bool>(false)
 
     init(_ settings: PostgresSettings, tracer: Tracer) throws {
@@ -45,6 +47,13 @@ final class PostgresStoreDriver: Driver, @unchecked Sendable {
         // On the driver's thread, like every await of this driver: the cooperative pool may be
         // busy with callers blocked on this driver.
         runTask = Task(executorPreference: context.executor) { await client.run() }
+        // The listener's statements are the driver's bookkeeping: not traced.
+        var listenerSettings = settings
+        listenerSettings.applicationName += " listener"
+        let listenerConfiguration = try listenerSettings.connectionConfiguration(password: password)
+        changeFeed = PostgresChangeFeed(context: context, writer: writerConnection) {
+            try await PostgresSession.connect(listenerConfiguration, logger: logger, tracer: Tracer())
+        }
         if settings.isReadOnly {
             // Read-only never creates: a missing schema is an error, not an empty store.
             let rows = try context.executor.wait {
@@ -71,7 +80,15 @@ final class PostgresStoreDriver: Driver, @unchecked Sendable {
         if !settings.isReadOnly {
             try context.executor.wait { try await PostgresFunctions.install(in: session) }
         }
+        do {
+            try changeFeed.findStart()
+        } catch {
+            close()
+            throw error
+        }
     }
+
+    var sharedChangeLog: (any SharedChangeLog)? { changeFeed }
 
     var writer: any DriverConnection { writerConnection }
 
@@ -90,6 +107,7 @@ final class PostgresStoreDriver: Driver, @unchecked Sendable {
     func close() {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
         if context.settings.dropsSchemaOnClose { writerConnection.dropSchema(context.settings.schema) }
+        changeFeed.stop()
         writerConnection.close()
         runTask.cancel()
         context.executor.shutdown()

@@ -130,6 +130,8 @@ enum PostgresValues {
         case .char: return .text(bytes.readString(length: bytes.readableBytes) ?? "")
         case .bytea: return .blob(Data(bytes.readableBytesView))
         case .uuid: return .blob(Data(bytes.readableBytesView))
+        // What a function that returns nothing returns (`SELECT pg_sleep(1)`).
+        case .void: return .null
         case .numeric:
             guard let text = numericText(&bytes) else { return .null }
             guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {

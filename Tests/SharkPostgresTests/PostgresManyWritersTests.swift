@@ -1,5 +1,6 @@
 import Foundation
-import SharkORM
+@_spi(SharkDriver) import SharkORM
+import Synchronization
 import Testing
 
 @testable import SharkPostgres
@@ -58,6 +59,18 @@ struct PostgresManyWritersTests {
         try store.commit((0..<Self.accounts).map { _ in WorkerAccount(balance: Self.opening) })
         // The transfer table exists before the workers race to create it.
         #expect(try WorkerTransfer.query(in: store).count() == 0)
+        // This process hears of every transfer the workers commit (events across processes),
+        // on a thread of its own: this test and others block the cooperative pool's threads.
+        let heard = Mutex<[CommitEvent]>([])
+        let listening = SuspendingDriverExecutor(name: "many writers: events")
+        let events = store.events()
+        let listener = Task(executorPreference: listening) {
+            for await event in events { heard.withLock { $0.append(event) } }
+        }
+        defer {
+            listener.cancel()
+            listening.shutdown()
+        }
 
         let perThread = Self.transfers / (Self.processes * Self.threads)
         var running: [(Process, Pipe)] = []
@@ -103,15 +116,38 @@ struct PostgresManyWritersTests {
         for account in accounts {
             #expect(account.balance == expected[account.id], "account \(account.id)")
         }
+
+        // Every transfer committed was heard once, as one event naming its two accounts.
+        let deadline = Date().addingTimeInterval(120)
+        while heard.withLock({ $0.count }) < Self.transfers && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let received = heard.withLock { $0 }
+        #expect(received.count == Self.transfers)
+        let byKey = Dictionary(uniqueKeysWithValues: history.map { ($0.id, $0) })
+        var heardTransfers = Set<Int64>()
+        for event in received {
+            #expect(event.isRemote)
+            let inserted = event.entities["Transfer"]?.inserted ?? []
+            guard inserted.count == 1, case .integer(let key) = inserted[0], let transfer = byKey[key] else {
+                Issue.record("an event that is not one transfer: \(event)")
+                continue
+            }
+            #expect(heardTransfers.insert(key).inserted, "transfer \(key) heard twice")
+            let accounts = Set(event.entities["Account"]?.updated.keys.map { $0 } ?? [])
+            #expect(accounts == [.integer(transfer.source), .integer(transfer.destination)])
+        }
+        #expect(heardTransfers.count == Self.transfers)
     }
 }
 
-/// A connection lost with a transaction open: the store cannot tell whether the server
-/// committed, so it says so and runs nothing again; the next write connects anew.
+/// A connection lost with a transaction open: nothing is run again; when it was lost while
+/// the server committed, the store cannot tell whether it did, and says so; the next write
+/// connects anew.
 @Suite("PostgreSQL connection lost")
 struct PostgresConnectionLostTests {
-    @Test("the writer's connection ended before COMMIT: outcome unknown, not retried, the next write reconnects")
-    func lostBeforeCommit() throws {
+    @Test("the writer's connection ended inside a transaction: the write fails, is not retried, the next reconnects")
+    func lostInsideTransaction() throws {
         var settings = try PostgresTestServer.settings(schema: PostgresTestServer.uniqueSchema(), dropsSchema: true)
         let name = "shark-lost-\(UUID().uuidString.prefix(8))"
         settings.applicationName = name
@@ -124,13 +160,52 @@ struct PostgresConnectionLostTests {
                 attempts += 1
                 try tx.commit(PostgresNote(title: "lost"))
                 try PostgresTestServer.terminateBackends(named: name, state: "idle in transaction")
-                // The client hears of it at once, or while COMMIT is on its way: either way
-                // the answer never comes.
+                // The client hears of it at once, or while its last statements are on their
+                // way: either way the answer never comes.
                 Thread.sleep(forTimeInterval: Double.random(in: 0...0.2))
             }
         } throws: { error in
-            guard case PostgresError.commitOutcomeUnknown = error else { return false }
-            return true
+            switch error {
+            case PostgresError.commitOutcomeUnknown: return true
+            case SharkError.driver(let code, let message, _): return code == -1 && message.contains("lost")
+            default: return false
+            }
+        }
+        #expect(attempts == 1)
+        try store.commit(PostgresNote(title: "after"))
+        #expect(try PostgresNote.query(in: store).orderBy(\.id).fetch().map(\.title) == ["before", "after"])
+    }
+
+    @Test("the server ended the connection at COMMIT: the write fails, is not retried, the next reconnects")
+    func endedAtCommit() throws {
+        let store = try Store(
+            .postgres(try PostgresTestServer.settings(schema: PostgresTestServer.uniqueSchema(), dropsSchema: true)))
+        defer { store.close() }
+        try store.commit(PostgresNote(title: "before"))
+        // A trigger run at COMMIT that ends its own server process: the server answers COMMIT
+        // with its reason (57P01: the transaction rolled back) and closes the connection.
+        try store.execute(
+            """
+            CREATE FUNCTION end_own_connection() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.title = 'lost' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+                RETURN NULL;
+            END $$
+            """)
+        try store.execute(
+            """
+            CREATE CONSTRAINT TRIGGER end_at_commit AFTER INSERT ON "PostgresNote"
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION end_own_connection()
+            """)
+        var attempts = 0
+        #expect {
+            try store.write { tx in
+                attempts += 1
+                try tx.commit(PostgresNote(title: "lost"))
+            }
+        } throws: { error in
+            guard case SharkError.driver(_, let message, _) = error else { return false }
+            return message.hasPrefix("[57P01]")
         }
         #expect(attempts == 1)
         try store.commit(PostgresNote(title: "after"))

@@ -79,6 +79,8 @@ struct PostgresRawSQLTests {
             "\(error)".contains("moment::text")
         }
         #expect(try store.rows("SELECT now()::text").rows.count == 1)
+        // A function that returns nothing (void) reads as NULL.
+        #expect(try store.rows("SELECT pg_sleep(0)").rows == [[.null]])
     }
 
     @Test("what a write writes is learnt before it runs, DDL and data-changing WITH clauses included")

@@ -67,27 +67,44 @@ enum PostgresTestServer {
     }
 
     /// Ends, from a connection of its own, the server processes of connections named
-    /// `application` in `state` ("idle in transaction"): a connection lost mid-transaction.
-    static func terminateBackends(named application: String, state: String) throws {
+    /// `application` (in `state`, such as "idle in transaction", when given): a connection
+    /// lost mid-transaction, a listener cut off. Returns how many it ended.
+    @discardableResult
+    static func terminateBackends(named application: String, state: String? = nil) throws -> Int64 {
+        try adminCount(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 "
+                + "AND ($2::text IS NULL OR state = $2)", [application, state])
+    }
+
+    /// How many connections named `application` the server has.
+    static func backendCount(named application: String) throws -> Int64 {
+        try adminCount("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", [application])
+    }
+
+    /// Runs a query whose answer is one count, from a connection of its own.
+    private static func adminCount(_ sql: String, _ arguments: [String?]) throws -> Int64 {
         let settings = try settings(schema: "public")
         let password = try settings.resolvePassword()
         let configuration = try settings.connectionConfiguration(password: password)
         // On a thread of its own: the caller may hold a thread of the cooperative pool.
         let executor = SuspendingDriverExecutor(name: "shark-tests admin")
         defer { executor.shutdown() }
-        try executor.wait {
+        return try executor.wait {
             let logger = Logger(label: "shark-tests")
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
             var bindings = PostgresBindings()
-            bindings.append(application)
-            bindings.append(state)
-            _ = try await connection.query(
-                PostgresQuery(
-                    unsafeSQL:
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND state = $2",
-                    binds: bindings), logger: logger
-            ).collect()
-            try await connection.close()
+            for argument in arguments {
+                if let argument { bindings.append(argument) } else { bindings.appendNull() }
+            }
+            do {
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                    .collect()
+                try await connection.close()
+                return try rows[0].decode(Int64.self)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
         }
     }
 }

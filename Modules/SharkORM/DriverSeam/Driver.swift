@@ -45,6 +45,9 @@
     /// can answer it without lending a connection (the memory engine, whose committed state
     /// is one value) does so.
     func readRow(withKey key: Value, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws
+    /// The log through which stores that write the same database hear of each other's
+    /// commits (``SharedChangeLog``); nil, the default, for storage only this store writes.
+    var sharedChangeLog: (any SharedChangeLog)? { get }
 }
 
 @_spi(SharkDriver) extension Driver {
@@ -53,6 +56,8 @@
     public var readsByKeyOnIdleWriter: Bool { false }
 
     public var keysPerRead: Int { 500 }
+
+    public var sharedChangeLog: (any SharedChangeLog)? { nil }
 
     public func readRow(withKey key: Value, schema: EntitySchema, _ body: (any RowReader) throws -> Void) throws {
         try read { connection in try connection.read(.key(key), schema: schema, body) }

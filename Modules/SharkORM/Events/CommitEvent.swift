@@ -20,6 +20,11 @@ public struct CommitEvent: Sendable, Hashable {
     public let sequence: UInt64
     /// Who made the changes: the app, or a sync import.
     public let origin: ChangeOrigin
+    /// Whether another store made the commit: another process, machine or `Store` instance
+    /// writing the same database (PostgreSQL), heard of after its COMMIT. ``origin`` is what
+    /// it was there. Such commits arrive in the order they committed, each once; they also
+    /// count in ``sequence``.
+    public let isRemote: Bool
     /// The changes, by entity name.
     public let entities: [String: EntityChanges]
 
@@ -30,9 +35,10 @@ public struct CommitEvent: Sendable, Hashable {
     /// people.inserted = [.integer(1)]
     /// let event = CommitEvent(sequence: 1, origin: .local, entities: ["Person": people])
     /// ```
-    public init(sequence: UInt64, origin: ChangeOrigin, entities: [String: EntityChanges]) {
+    public init(sequence: UInt64, origin: ChangeOrigin, isRemote: Bool = false, entities: [String: EntityChanges]) {
         self.sequence = sequence
         self.origin = origin
+        self.isRemote = isRemote
         self.entities = entities
     }
 
@@ -42,7 +48,9 @@ public struct CommitEvent: Sendable, Hashable {
     /// if let people = event.changes(for: Person.self) { print(people.inserted) }
     /// ```
     public func changes<M: Model>(for type: M.Type) -> ModelChanges<M>? {
-        entities[M._sharkEntityName].map { ModelChanges(sequence: sequence, origin: origin, changes: $0) }
+        entities[M._sharkEntityName].map {
+            ModelChanges(sequence: sequence, origin: origin, isRemote: isRemote, changes: $0)
+        }
     }
 }
 
@@ -85,6 +93,8 @@ public struct ModelChanges<M: Model>: Sendable {
     public let sequence: UInt64
     /// Who made the changes.
     public let origin: ChangeOrigin
+    /// Whether another store made the commit (see ``CommitEvent/isRemote``).
+    public let isRemote: Bool
     /// Keys of the objects inserted.
     public let inserted: [M.Key]
     /// Keys of the objects updated, with the names of the properties that changed.
@@ -94,9 +104,10 @@ public struct ModelChanges<M: Model>: Sendable {
     /// Raw SQL wrote to the entity (see ``EntityChanges/hasUnknownChanges``).
     public let hasUnknownChanges: Bool
 
-    init(sequence: UInt64, origin: ChangeOrigin, changes: EntityChanges) {
+    init(sequence: UInt64, origin: ChangeOrigin, isRemote: Bool, changes: EntityChanges) {
         self.sequence = sequence
         self.origin = origin
+        self.isRemote = isRemote
         // A key stored by another model class of the same entity (an older version, raw
         // rows) may not convert to this model's key type: such keys are left out here and
         // remain in the untyped `EntityChanges`.
@@ -168,7 +179,8 @@ struct CommitEventBuilder {
         entity.states[key] = next
     }
 
-    func event(sequence: UInt64, origin: ChangeOrigin) -> CommitEvent? {
+    /// The net changes by entity; entities left with none are left out.
+    func changes() -> [String: EntityChanges] {
         var result: [String: EntityChanges] = [:]
         for (name, entity) in entities {
             var changes = EntityChanges()
@@ -184,6 +196,6 @@ struct CommitEventBuilder {
             }
             if !changes.isEmpty { result[name] = changes }
         }
-        return result.isEmpty ? nil : CommitEvent(sequence: sequence, origin: origin, entities: result)
+        return result
     }
 }

@@ -79,9 +79,12 @@ final class EventHub: Sendable {
         return stream
     }
 
-    /// Counts a committed transaction and tells the listeners. Called by the writer, inside
-    /// its lock, in commit order. `makeEvent` gives the netted-out changes (nil when there
-    /// were none); `recorded` says whether the transaction recorded its changes at all.
+    /// Counts a committed transaction and tells the listeners. Called in commit order, one
+    /// call at a time: by the writer, inside its lock, or, on a database other stores write
+    /// too, under the lock of the driver's ``SharedChangeLog`` (which also hands over the
+    /// other stores' commits, through ``committedRemotely(_:origin:)``). `makeEvent` gives the
+    /// netted-out changes (nil when there were none); `recorded` says whether the transaction
+    /// recorded its changes at all.
     func committed(recorded: Bool, _ makeEvent: (UInt64) -> CommitEvent?) {
         let number = sequence.add(1, ordering: .releasing).newValue
         guard hasListeners else { return }
@@ -94,6 +97,25 @@ final class EventHub: Sendable {
         let notice = CommitNotice(
             sequence: number,
             event: recorded ? (event ?? CommitEvent(sequence: number, origin: .local, entities: [:])) : nil)
+        for listener in notices { listener.yield(notice) }
+    }
+
+    /// Counts a commit another store made and tells the listeners (see ``committed(recorded:_:)``
+    /// for when it may be called). `isComplete` false: commits this store missed because
+    /// their record is gone; `entities` then names every entity with unknown changes, for
+    /// the app's streams, and observations take everything as changed.
+    func committedRemotely(_ entities: [String: EntityChanges], origin: ChangeOrigin, isComplete: Bool) {
+        let number = sequence.add(1, ordering: .releasing).newValue
+        guard hasListeners else { return }
+        let event =
+            entities.isEmpty ? nil : CommitEvent(sequence: number, origin: origin, isRemote: true, entities: entities)
+        let (events, notices) = state.withLock { (Array($0.events.values), Array($0.notices.values)) }
+        if let event {
+            for listener in events { listener.yield(event) }
+        }
+        let notice = CommitNotice(
+            sequence: number,
+            event: isComplete ? (event ?? CommitEvent(sequence: number, origin: origin, entities: [:])) : nil)
         for listener in notices { listener.yield(notice) }
     }
 

@@ -80,6 +80,8 @@ public final class Store: Sendable {
     /// until first needed, and again after any schema change (see `SchemaCatalog`).
     let catalog = Mutex<SchemaCatalog?>(nil)
     private let isClosed = Atomic<Bool>(false)
+    /// The driver's log of commits shared with other stores of the same database, if any.
+    let sharedChangeLog: (any SharedChangeLog)?
 
     /// Opens a store with the driver and options of `configuration`.
     public init(_ configuration: StoreConfiguration) throws {
@@ -90,6 +92,8 @@ public final class Store: Sendable {
         readerThreads = StoreWorkers(
             name: "Shark reader", width: 4,
             observationWorkers: StoreWorkers(name: "Shark watcher", width: 4, priority: .background))
+        sharedChangeLog = driver.sharedChangeLog
+        sharedChangeLog?.start(reporting: RemoteCommitSink(store: self))
     }
 
     deinit {
@@ -222,8 +226,9 @@ public final class Store: Sendable {
 
     var hasObservers: Bool { observers.withLock { !$0.isEmpty } }
 
-    /// Whether the next transaction must record its changes: for observers, or for events.
-    var recordsChanges: Bool { eventHub.hasListeners || hasObservers }
+    /// Whether the next transaction must record its changes: for observers, for events, or
+    /// for the other stores of a shared database.
+    var recordsChanges: Bool { eventHub.hasListeners || hasObservers || sharedChangeLog != nil }
 
     /// Entities raw SQL must not write, gathered from the observers.
     var protectedEntities: Set<String> {

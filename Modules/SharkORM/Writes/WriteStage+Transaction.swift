@@ -48,19 +48,32 @@ extension Store {
                 transactions.popRolledBack(in: self)
                 throw error
             }
+            var recorded = false
             do {
                 let result = try TransactionScope.with(transaction) { () throws -> T in
                     let result = try body(transaction)
                     try notifyObservers(in: transaction)
                     return result
                 }
+                // Built now only for other stores; for this store's listeners, once COMMIT
+                // succeeded and only if anyone listens.
+                let shared = sharedChangeLog.map { _ in netChanges() }
+                if let sharedChangeLog, let shared, !shared.isEmpty {
+                    try sharedChangeLog.record(shared, origin: writeStage.origin)
+                    recorded = true
+                }
                 try writer.commitTransaction()
                 transaction.confinement.end()
-                publishCommitEvent()
+                if let sharedChangeLog {
+                    sharedChangeLog.publish { publishCommitEvent(shared) }
+                } else {
+                    publishCommitEvent(nil)
+                }
                 return (result, transactions.popCommitted())
             } catch {
                 transaction.confinement.end()
                 try? writer.rollbackTransaction()
+                if recorded { sharedChangeLog?.discard() }
                 transactions.popRolledBack(in: self)
                 throw error
             }
@@ -96,16 +109,24 @@ extension Store {
         }
     }
 
+    /// What the outermost transaction changed, netted out row by row; empty when it recorded
+    /// nothing. The write stage left out what nobody is to hear of (bookkeeping, observers'
+    /// writes to the entities they protect).
+    private func netChanges() -> [String: EntityChanges] {
+        guard transactions.recordsChanges else { return [:] }
+        var builder = CommitEventBuilder()
+        for change in transactions.outermostChanges { builder.add(change) }
+        return builder.changes()
+    }
+
     /// Stage 5, first half: counts the commit and hands its event to the listeners, inside
-    /// the writer's lock so that events keep commit order. The write stage left out what
-    /// nobody is to hear of (bookkeeping, observers' writes to the entities they protect).
-    private func publishCommitEvent() {
-        let changes = transactions.outermostChanges
+    /// the writer's lock (and the shared change log's, if any) so that events keep commit
+    /// order. `changes` are the net changes when already built.
+    private func publishCommitEvent(_ built: [String: EntityChanges]?) {
         let origin = writeStage.origin
         eventHub.committed(recorded: transactions.recordsChanges) { sequence in
-            var builder = CommitEventBuilder()
-            for change in changes { builder.add(change) }
-            return builder.event(sequence: sequence, origin: origin)
+            let changes = built ?? netChanges()
+            return changes.isEmpty ? nil : CommitEvent(sequence: sequence, origin: origin, entities: changes)
         }
     }
 

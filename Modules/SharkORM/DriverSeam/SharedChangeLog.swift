@@ -1,0 +1,76 @@
+/// What a driver offers when other stores write the same database (other processes or
+/// machines on one PostgreSQL server, another `Store` instance in this process): a record of
+/// every commit's changes that the other stores read, and a report of theirs to this store,
+/// so that their commits reach this store's events, live queries and observed objects, in
+/// commit order, each once.
+///
+/// The store calls it around each outermost write transaction that changed something:
+///
+/// 1. ``record(_:origin:)`` on the writer, inside the transaction, after the in-transaction
+///    observers and just before COMMIT, with the transaction's net changes. The driver
+///    writes them for the other stores, in the same transaction, at a position that follows
+///    commit order.
+/// 2. After COMMIT, ``publish(_:)`` with the writer still held: the driver first hands the
+///    sink every other store's commit that committed before this one and has not been
+///    handed over yet, then runs the closure, which publishes this commit to the listeners.
+/// 3. If the transaction did not commit after all (a rollback, a failed COMMIT),
+///    ``discard()`` instead.
+///
+/// A transaction that changed nothing is published through ``publish(_:)`` without a
+/// record. Between those calls the driver hands the sink the other stores' commits as it
+/// hears of them, one call at a time and never during a `publish` (the sink's calls and the
+/// store's own publications share one order). docs/architecture.md, "Events across
+/// processes", describes the PostgreSQL driver's log.
+///
+/// ```swift
+/// @_spi(SharkDriver) import SharkORM
+///
+/// // A driver whose storage only its store writes has no shared log: the default.
+/// func isShared(_ driver: any Driver) -> Bool {
+///     driver.sharedChangeLog != nil
+/// }
+/// ```
+@_spi(SharkDriver) public protocol SharedChangeLog: AnyObject, Sendable {
+    /// Starts handing `sink` the commits of other stores, from the state of the database
+    /// now. Called once, when the store opens.
+    func start(reporting sink: RemoteCommitSink)
+    /// Writes what the open transaction changed for the other stores to read (step 1).
+    func record(_ changes: [String: EntityChanges], origin: ChangeOrigin) throws
+    /// Hands over the other stores' earlier commits, then runs `publishLocalCommit` (step 2).
+    func publish(_ publishLocalCommit: () -> Void)
+    /// Forgets the record of a transaction that did not commit (step 3).
+    func discard()
+}
+
+/// Where a ``SharedChangeLog`` hands the commits of other stores: into the store's events.
+/// Holds the store weakly: a sink outliving its store does nothing.
+@_spi(SharkDriver) public final class RemoteCommitSink: Sendable {
+    private weak let store: Store?
+
+    init(store: Store) {
+        self.store = store
+    }
+
+    /// Another store's commit, with its net changes and the origin it had there.
+    public func committed(_ changes: [String: EntityChanges], origin: ChangeOrigin) {
+        store?.eventHub.committedRemotely(changes, origin: origin, isComplete: true)
+    }
+
+    /// Commits of other stores this store can no longer learn about (their record was
+    /// pruned before it was read): `entities` are every entity of the database, each marked
+    /// as changed in unknown ways, and every observation reads again.
+    public func missedCommits(entities: [String]) {
+        var changes: [String: EntityChanges] = [:]
+        for entity in entities {
+            var unknown = EntityChanges()
+            unknown.hasUnknownChanges = true
+            changes[entity] = unknown
+        }
+        store?.eventHub.committedRemotely(changes, origin: .local, isComplete: false)
+    }
+
+    /// Whether anyone listens to the store's commits: when nobody does, a driver may count
+    /// other stores' commits without reading what they changed (``missedCommits(entities:)``
+    /// with no entities).
+    public var hasListeners: Bool { store?.eventHub.hasListeners ?? false }
+}
