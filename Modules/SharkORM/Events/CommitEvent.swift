@@ -74,7 +74,7 @@ public struct EntityChanges: Sendable, Hashable {
     /// unknown, so anything derived from the entity must be read again.
     public var hasUnknownChanges = false
 
-    /// No changes yet; fill the lists to build an event by hand (see ``CommitEvent/init(sequence:origin:entities:)``).
+    /// No changes yet; fill the lists to build an event by hand (see ``CommitEvent/init(sequence:origin:isRemote:entities:)``).
     public init() {}
 
     /// Whether nothing is left once the transaction's changes are netted out.

@@ -82,7 +82,7 @@ final class EventHub: Sendable {
     /// Counts a committed transaction and tells the listeners. Called in commit order, one
     /// call at a time: by the writer, inside its lock, or, on a database other stores write
     /// too, under the lock of the driver's ``SharedChangeLog`` (which also hands over the
-    /// other stores' commits, through ``committedRemotely(_:origin:)``). `makeEvent` gives the
+    /// other stores' commits, through ``committedRemotely(_:origin:isComplete:)``). `makeEvent` gives the
     /// netted-out changes (nil when there were none); `recorded` says whether the transaction
     /// recorded its changes at all.
     func committed(recorded: Bool, _ makeEvent: (UInt64) -> CommitEvent?) {
