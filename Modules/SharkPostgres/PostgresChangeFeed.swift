@@ -170,7 +170,7 @@ final class PostgresChangeFeed: SharedChangeLog, @unchecked Sendable {
         }
         let start = max(delivered, readThrough)
         let entries = try? writer.perform { session in
-            try await Self.read(after: start, through: position - 1, on: session.untraced())
+            try await Self.readAll(after: start, through: position - 1, on: session.untraced())
         }
         guard let entries else {
             // Unreadable (the connection failed after COMMIT): what they changed is unknown,
@@ -227,17 +227,25 @@ final class PostgresChangeFeed: SharedChangeLog, @unchecked Sendable {
         }
     }
 
-    /// Hands over what the buffer holds if nobody else is doing so; whoever holds the order
-    /// lock looks at the buffer again after releasing it, so nothing added meanwhile waits.
+    /// Hands over what the buffer holds if nobody else is doing so. Whoever holds the order
+    /// lock comes here after releasing it, and looks again: an entry added while the lock was
+    /// held (by a listener whose `try` failed) never waits for the next commit.
     private func drainBuffer() {
-        while state.withLock({ state in !state.buffer.isEmpty }) {
+        while state.withLock({ hasDeliverableHead($0) }) {
             guard order.try() else { return }
-            let before = state.withLock { $0.buffer.count }
             handOverBuffer()
             order.unlock()
-            // Stop when nothing moved (the head is this store's pending row).
-            if state.withLock({ $0.buffer.count }) == before { return }
         }
+    }
+
+    /// Whether the buffer starts with something to hand over: not an entry already handed
+    /// over, not this store's own row waiting for the writer to publish it.
+    private func hasDeliverableHead(_ state: State) -> Bool {
+        guard let head = state.buffer.first(where: { $0.position > state.delivered }) else { return false }
+        if case .commit(let position, let store, _) = head, store == storeID, position == state.pending {
+            return false
+        }
+        return true
     }
 
     // MARK: Listening
@@ -247,6 +255,7 @@ final class PostgresChangeFeed: SharedChangeLog, @unchecked Sendable {
         while !Task.isCancelled {
             if let beforeConnecting { await beforeConnecting() }
             var session: PostgresSession?
+            let began = ContinuousClock.now
             do {
                 let connected = try await connect()
                 session = connected
@@ -255,11 +264,10 @@ final class PostgresChangeFeed: SharedChangeLog, @unchecked Sendable {
                 // Lost, refused or not set up yet: try again, less often the longer it fails.
             }
             if let connection = session?.connection { try? await connection.close() }
-            let wasListening = state.withLock { state in
-                defer { state.wake = nil }
-                return state.wake != nil
-            }
-            pause = wasListening ? .milliseconds(20) : min(pause * 2, .seconds(2))
+            state.withLock { $0.wake = nil }
+            // A connection that listened a while was lost: reconnect at once. One that failed
+            // soon after connecting (no right to read the log, say) backs off like a refusal.
+            pause = ContinuousClock.now - began > .seconds(5) ? .milliseconds(20) : min(pause * 2, .seconds(2))
             try? await Task.sleep(for: pause)
         }
     }
@@ -324,13 +332,28 @@ final class PostgresChangeFeed: SharedChangeLog, @unchecked Sendable {
         for row in rows {
             let (horizon, position, store, payload) = try row.decode((Int64, Int64?, UUID?, String?).self)
             if entries.isEmpty && horizon > after {
-                entries.append(.missed(through: horizon, entities: try await entityNames(on: session)))
+                // Not past `through`: a catch-up before this store's own commit reports the
+                // loss below that commit, before it.
+                entries.append(
+                    .missed(through: min(horizon, through ?? .max), entities: try await entityNames(on: session)))
             }
             if let position, let store, let payload {
                 entries.append(.commit(position: position, store: store, payload: payload))
             }
         }
         return entries
+    }
+
+    /// Every entry past `after` up to `through`, page by page.
+    static func readAll(after: Int64, through: Int64, on session: PostgresSession) async throws -> [Entry] {
+        var entries: [Entry] = []
+        var start = after
+        while true {
+            let page = try await read(after: start, through: through, on: session)
+            entries += page
+            guard let last = page.last, page.count >= Self.page, last.position < through else { return entries }
+            start = last.position
+        }
     }
 
     /// Where the log ends now: the last position committed or pruned (0 for a schema whose
@@ -341,7 +364,10 @@ final class PostgresChangeFeed: SharedChangeLog, @unchecked Sendable {
                 "SELECT greatest((SELECT max(position) FROM \(PostgresChangeRecord.table)), "
                     + "(SELECT pruned_through FROM \(PostgresChangeRecord.horizonTable)))")
             return try rows.first?.decode(Int64?.self) ?? 0
-        } catch SharkError.driver(_, let message, _) where message.hasPrefix("[42P01]") {
+        } catch SharkError.driver(_, let message, _) where message.hasPrefix("[42P01]") || message.hasPrefix("[42501]")
+        {
+            // Missing (a read-only store before any writer set the schema up) or not readable
+            // by this role: the listener keeps trying, less and less often.
             return 0
         }
     }

@@ -62,7 +62,18 @@ enum PostgresChangeRecord {
             assigned := nextval('_shark_change_position');
             INSERT INTO _shark_changes (position, store, payload) VALUES (assigned, writer, changes);
             PERFORM pg_notify(shark_change_channel(), '');
-            IF assigned % 128 = 0 THEN PERFORM shark_prune_changes(retention); END IF;
+            -- The lock is held until COMMIT arrives: a client that vanishes now must not hold
+            -- every writer of the schema for as long as TCP takes to notice.
+            PERFORM set_config('idle_in_transaction_session_timeout', '10s', true);
+            IF assigned % 128 = 0 THEN
+                BEGIN
+                    PERFORM shark_prune_changes(retention);
+                EXCEPTION WHEN serialization_failure THEN
+                    -- This transaction's snapshot predates another prune (REPEATABLE READ):
+                    -- left to a later commit rather than failing this one.
+                    NULL;
+                END;
+            END IF;
             RETURN assigned;
         END $$
         """,

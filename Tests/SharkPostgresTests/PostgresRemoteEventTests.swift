@@ -200,6 +200,54 @@ struct PostgresRemoteEventTests {
         #expect(try await Self.next(&events).entities["PostgresNote"]?.inserted == [.integer(after.id)])
     }
 
+    @Test(
+        "a store that commits while its listener is away first hears every earlier commit of the others, pages of them",
+        .timeLimit(.minutes(1)))
+    func ownCommitAfterOthersWhileAway() async throws {
+        let schema = Schema()
+        let application = "watcher-\(UUID().uuidString.prefix(8))"
+        let gate = Gate()
+        let watcher = try schema.open {
+            $0.applicationName = application
+            $0.beforeListenerConnects = { await gate.pass() }
+        }
+        let writer = try schema.open()
+        defer {
+            watcher.close()
+            writer.close()
+        }
+        _ = try writer.prepare(PostgresNote.self)
+        _ = try watcher.prepare(PostgresNote.self)
+        var events = watcher.events().makeAsyncIterator()
+        gate.close()
+        try PostgresTestServer.terminateBackends(named: application + " listener")
+        while try PostgresTestServer.backendCount(named: application + " listener") > 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // More commits than one read of the log returns, then one of the watcher's own.
+        let others = try await Self.onThread { () throws -> [Int64] in
+            try (0..<700).map { index in
+                let note = PostgresNote(title: "other \(index)")
+                try writer.commit(note)
+                return note.id
+            }
+        }
+        let own = PostgresNote(title: "own")
+        try watcher.commit(own)
+        var heard: [Int64] = []
+        for _ in 0...others.count {
+            let event = try await Self.next(&events)
+            for key in event.entities["PostgresNote"]?.inserted ?? [] {
+                if case .integer(let key) = key { heard.append(key) }
+            }
+        }
+        #expect(heard == others + [own.id])
+        gate.open()
+        let after = PostgresNote(title: "after")
+        try writer.commit(after)
+        #expect(try await Self.next(&events).entities["PostgresNote"]?.inserted == [.integer(after.id)])
+    }
+
     /// Runs `body` on a thread of its own (it blocks), not on one of the cooperative pool.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

@@ -43,17 +43,19 @@
 }
 
 /// Where a ``SharedChangeLog`` hands the commits of other stores: into the store's events.
-/// Holds the store weakly: a sink outliving its store does nothing.
+/// Holds the store's event hub, not the store: a store released while a commit is handed
+/// over is never deinitialized on the driver's thread, and a sink outliving its store
+/// reaches nobody.
 @_spi(SharkDriver) public final class RemoteCommitSink: Sendable {
-    private weak let store: Store?
+    private let hub: EventHub
 
-    init(store: Store) {
-        self.store = store
+    init(hub: EventHub) {
+        self.hub = hub
     }
 
     /// Another store's commit, with its net changes and the origin it had there.
     public func committed(_ changes: [String: EntityChanges], origin: ChangeOrigin) {
-        store?.eventHub.committedRemotely(changes, origin: origin, isComplete: true)
+        hub.committedRemotely(changes, origin: origin, isComplete: true)
     }
 
     /// Commits of other stores this store can no longer learn about (their record was
@@ -66,11 +68,11 @@
             unknown.hasUnknownChanges = true
             changes[entity] = unknown
         }
-        store?.eventHub.committedRemotely(changes, origin: .local, isComplete: false)
+        hub.committedRemotely(changes, origin: .local, isComplete: false)
     }
 
     /// Whether anyone listens to the store's commits: when nobody does, a driver may count
     /// other stores' commits without reading what they changed (``missedCommits(entities:)``
     /// with no entities).
-    public var hasListeners: Bool { store?.eventHub.hasListeners ?? false }
+    public var hasListeners: Bool { hub.hasListeners }
 }

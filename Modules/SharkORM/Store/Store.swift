@@ -93,7 +93,7 @@ public final class Store: Sendable {
             name: "Shark reader", width: 4,
             observationWorkers: StoreWorkers(name: "Shark watcher", width: 4, priority: .background))
         sharedChangeLog = driver.sharedChangeLog
-        sharedChangeLog?.start(reporting: RemoteCommitSink(store: self))
+        sharedChangeLog?.start(reporting: RemoteCommitSink(hub: eventHub))
     }
 
     deinit {
