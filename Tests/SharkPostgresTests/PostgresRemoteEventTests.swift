@@ -165,12 +165,8 @@ struct PostgresRemoteEventTests {
         .timeLimit(.minutes(1)))
     func missedCommitsAfterPruning() async throws {
         let schema = Schema()
-        let application = "watcher-\(UUID().uuidString.prefix(8))"
         let gate = Gate()
-        let watcher = try schema.open {
-            $0.applicationName = application
-            $0.beforeListenerConnects = { await gate.pass() }
-        }
+        let watcher = try schema.open(gate.configure)
         let writer = try schema.open()
         defer {
             watcher.close()
@@ -183,11 +179,7 @@ struct PostgresRemoteEventTests {
         #expect(try await Self.next(&events).entities["PostgresNote"]?.inserted == [.integer(first.id)])
 
         // Cut the listener off and keep it away while commits are made and pruned.
-        gate.close()
-        try PostgresTestServer.terminateBackends(named: application + " listener")
-        while try PostgresTestServer.backendCount(named: application + " listener") > 0 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await gate.cutOff()
         for index in 0..<3 { try writer.commit(PostgresNote(title: "missed \(index)")) }
         try writer.execute("SELECT shark_prune_changes('0 seconds')")
         gate.open()
@@ -205,12 +197,8 @@ struct PostgresRemoteEventTests {
         .timeLimit(.minutes(1)))
     func ownCommitAfterOthersWhileAway() async throws {
         let schema = Schema()
-        let application = "watcher-\(UUID().uuidString.prefix(8))"
         let gate = Gate()
-        let watcher = try schema.open {
-            $0.applicationName = application
-            $0.beforeListenerConnects = { await gate.pass() }
-        }
+        let watcher = try schema.open(gate.configure)
         let writer = try schema.open()
         defer {
             watcher.close()
@@ -219,11 +207,7 @@ struct PostgresRemoteEventTests {
         _ = try writer.prepare(PostgresNote.self)
         _ = try watcher.prepare(PostgresNote.self)
         var events = watcher.events().makeAsyncIterator()
-        gate.close()
-        try PostgresTestServer.terminateBackends(named: application + " listener")
-        while try PostgresTestServer.backendCount(named: application + " listener") > 0 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await gate.cutOff()
         // More commits than one read of the log returns, then one of the watcher's own.
         let others = try await Self.onThread { () throws -> [Int64] in
             try (0..<700).map { index in
@@ -255,11 +239,29 @@ struct PostgresRemoteEventTests {
         }
     }
 
-    /// Keeps the listener from connecting while closed.
+    /// Keeps a store's listener from connecting while closed.
     final class Gate: Sendable {
+        /// The store's name in `pg_stat_activity`, so that its listener can be cut off.
+        let application = "watcher-\(UUID().uuidString.prefix(8))"
         private let closed = Atomic<Bool>(false)
-        func close() { closed.store(true, ordering: .sequentiallyConsistent) }
+
+        /// Names the store and has its listener wait at this gate.
+        func configure(_ settings: inout PostgresSettings) {
+            settings.applicationName = application
+            settings.beforeListenerConnects = { await self.pass() }
+        }
+
+        /// Closes the gate and cuts the listener off; returns once its connection is gone.
+        func cutOff() async throws {
+            closed.store(true, ordering: .sequentiallyConsistent)
+            try PostgresTestServer.terminateBackends(named: application + " listener")
+            while try PostgresTestServer.backendCount(named: application + " listener") > 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
         func open() { closed.store(false, ordering: .sequentiallyConsistent) }
+
         func pass() async {
             while closed.load(ordering: .sequentiallyConsistent) && !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(5))
