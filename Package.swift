@@ -170,10 +170,13 @@ let package = Package(
             dependencies: ["SharkORM", "SharkDriverConformance"],
             path: "Tests/SharkORMTests"
         ),
-        // The drivers of this repository, for the tests that run on several at once.
+        // The drivers of this repository, for the tests that run on several at once, and the
+        // stores of the throw-away PostgreSQL server scripts/test.sh starts.
         .target(
             name: "SharkTestSupport",
-            dependencies: ["SharkORM", "SharkMemory", "SharkSQLite", "SharkSQLCipher", "SharkDriverConformance"],
+            dependencies: [
+                "SharkORM", "SharkMemory", "SharkSQLite", "SharkSQLCipher", "SharkPostgres", "SharkDriverConformance",
+            ],
             path: "Tests/SharkTestSupport"
         ),
         // Each driver runs the conformance suite in its own test target, as a driver outside
@@ -208,13 +211,15 @@ let package = Package(
         // conformance suite and the driver's own tests (configuration, TLS, many writers).
         .testTarget(
             name: "SharkPostgresTests",
-            dependencies: ["SharkDriverConformance", "SharkPostgres", "SharkTestSupport", "shark-postgres-transfers"],
+            dependencies: [
+                "SharkDriverConformance", "SharkPostgres", "SharkSync", "SharkTestSupport", "shark-postgres-transfers",
+            ],
             path: "Tests/SharkPostgresTests"
         ),
         // One process of the many-writer test: threads moving money between accounts.
         .executableTarget(
             name: "shark-postgres-transfers",
-            dependencies: ["SharkORM", "SharkPostgres"],
+            dependencies: ["SharkORM", "SharkPostgres", "SharkSync"],
             path: "Tests/PostgresTransferWorker"
         ),
         // Runs the `shark` executable as a subprocess against real files.

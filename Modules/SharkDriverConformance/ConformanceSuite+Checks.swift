@@ -753,6 +753,11 @@ extension ConformanceSuite {
             try await TransactionTests().concurrentWriters(driver: $0)
         },
         ConformanceCheck(
+            suite: "Transactions",
+            name: "stores of one database that take turns: a write begins once the other's has ended, and sees it",
+            requires: .persistent
+        ) { try WriteTurnTests().writesTakeTurns(driver: $0) },
+        ConformanceCheck(
             suite: "Values that could never be read back are refused at commit",
             name: "refused on insert and on update; nothing written; the store still reads", requires: .any
         ) { try UnreadableValueTests().refused(driver: $0) },

@@ -119,6 +119,10 @@ final class PostgresChangeFeed: SharedChangeLog, @unchecked Sendable {
         state.withLock { $0.pending = position }
     }
 
+    func serializeWrites() {
+        context.takesWriteTurns.store(true, ordering: .relaxed)
+    }
+
     func publish(_ publishLocalCommit: () -> Void) {
         order.lock()
         let (position, sink) = state.withLock { ($0.pending, $0.sink) }

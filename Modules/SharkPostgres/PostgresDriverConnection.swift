@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 @_spi(SharkDriver) import SharkORM
+import Synchronization
 
 /// What the driver's connections share: the thread their awaits run on, the schemas they
 /// compile queries against, the settings to reconnect with.
@@ -12,6 +13,9 @@ final class PostgresContext: @unchecked Sendable {
     let logger: Logger
     private let lock = NSLock()
     private var schemas: [String: EntitySchema] = [:]
+    /// Whether this store's write transactions take turns with those of the other stores
+    /// that asked the same (``PostgresWriteTurn``): set once, by sync.
+    let takesWriteTurns = Atomic<Bool>(false)
 
     init(settings: PostgresSettings, tracer: Tracer) {
         self.settings = settings
@@ -176,7 +180,18 @@ final class PostgresDriverConnection: DriverConnection {
     // MARK: Transactions
 
     func beginTransaction() throws {
-        try perform { session in try await session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ") }
+        let takesTurn = context.takesWriteTurns.load(ordering: .relaxed)
+        try perform { session in
+            try await session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            guard takesTurn else { return }
+            do {
+                // Before any query, which would take the snapshot (PostgresWriteTurn).
+                try await session.untraced().execute(PostgresWriteTurn.take)
+            } catch {
+                try? await session.execute("ROLLBACK")
+                throw error
+            }
+        }
         inTransaction = true
         isAborted = false
     }

@@ -13,13 +13,14 @@
 ///   `1.0e+20`), which `length`, `LIKE`, `lower` and `upper` of a real read.
 ///
 /// With them, the log through which the stores of the schema hear of each other's commits
-/// (``PostgresChangeRecord``).
+/// (``PostgresChangeRecord``) and the table whose lock writers that must take turns hold
+/// (``PostgresWriteTurn``).
 ///
 /// They are installed when a writable store opens and finds them missing (or of an older
 /// version, named by ``version``), under the lock that serializes migrations.
 enum PostgresFunctions {
     /// Bumped whenever a function's text changes: stores install the new ones.
-    static let version = 2
+    static let version = 3
 
     static var marker: String { "shark_functions_v\(version)" }
 
@@ -140,7 +141,9 @@ enum PostgresFunctions {
         try await session.execute("START TRANSACTION")
         do {
             try await session.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.shark_schema'))")
-            for definition in definitions + PostgresChangeRecord.definitions + [markerDefinition] {
+            for definition in definitions + PostgresChangeRecord.definitions + PostgresWriteTurn.definitions + [
+                markerDefinition
+            ] {
                 try await session.execute(definition)
             }
             try await session.execute("COMMIT")

@@ -4,11 +4,13 @@
 // transfer. Other processes do the same at once, so transactions collide; the store runs the
 // losers again. It prints how many transfers it made and how many attempts lost a race.
 //
-// Usage: shark-postgres-transfers SCHEMA SEED THREADS TRANSFERS-PER-THREAD ACCOUNTS
-// (the server from SHARK_POSTGRES_HOST, _PORT, _USER and _PASSWORD_FILE).
+// Usage: shark-postgres-transfers SCHEMA SEED THREADS TRANSFERS-PER-THREAD ACCOUNTS [sync]
+// (the server from SHARK_POSTGRES_HOST, _PORT, _USER and _PASSWORD_FILE). With `sync`, the
+// store syncs both models, as every process writing a synced database must.
 import Foundation
 import SharkORM
 import SharkPostgres
+import SharkSync
 import Synchronization
 
 @Model(entity: "Account")
@@ -46,11 +48,12 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 6, let seed = UInt64(arguments[2]), let threads = Int(arguments[3]),
+guard arguments.count == 6 || (arguments.count == 7 && arguments[6] == "sync"), let seed = UInt64(arguments[2]),
+    let threads = Int(arguments[3]),
     let perThread = Int(arguments[4]), let accounts = Int64(arguments[5])
 else {
     FileHandle.standardError.write(
-        Data("usage: shark-postgres-transfers SCHEMA SEED THREADS TRANSFERS ACCOUNTS\n".utf8))
+        Data("usage: shark-postgres-transfers SCHEMA SEED THREADS TRANSFERS ACCOUNTS [sync]\n".utf8))
     exit(64)
 }
 let environment = ProcessInfo.processInfo.environment
@@ -72,6 +75,15 @@ let configuration = StoreConfiguration.postgres(
     }
 }
 let store = try Store(configuration)
+// One database is one sync site: each process's engine finds the site the first one made.
+// Accounts have the app's keys; transfers are numbered in the site's slot.
+var syncOptions = SyncOptions()
+syncOptions.assignKeys(of: Account.self, .appAssigned)
+syncOptions.assignKeys(of: Transfer.self, .slot(1))
+let sync =
+    arguments.count == 7
+    ? try SyncEngine(store: store, lineage: "transfers", models: [Account.self, Transfer.self], options: syncOptions)
+    : nil
 let failures = Mutex<[String]>([])
 // Transfers whose every attempt lost (Store.transactionAttempts): the app's to retry, as an
 // app would after PostgresError.transactionConflict; counted, then made again.
@@ -112,7 +124,7 @@ for thread in 0..<threads {
     }
 }
 group.wait()
-store.close()
+withExtendedLifetime(sync) { store.close() }
 let failed = failures.withLock { $0 }
 print(
     "transfers \(threads * perThread - failed.count) conflicts \(conflicts.load(ordering: .relaxed)) "

@@ -1,4 +1,5 @@
 import SharkDriverConformance
+import SharkTestSupport
 import Testing
 
 /// The conformance checks not run on PostgreSQL, each with the reason. A check is left out

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(SharkDriver) import SharkORM
+import SharkTestSupport
 import Synchronization
 import Testing
 
@@ -47,12 +48,64 @@ struct PostgresManyWritersTests {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/shark-postgres-transfers")
     }
 
-    @Test("4 processes × 4 threads, 10,000 seeded transfers: the total is kept, every balance is its history")
-    func transfers() throws {
+    /// The seed of a run: `SHARK_TRANSFER_SEED`, or a new one, printed so that it replays.
+    static func seed(of run: String) -> UInt64 {
         let seed =
             ProcessInfo.processInfo.environment["SHARK_TRANSFER_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 1...1_000_000)
-        print("many writers: seed \(seed) (SHARK_TRANSFER_SEED=\(seed) replays it)")
+        print("\(run): seed \(seed) (SHARK_TRANSFER_SEED=\(seed) replays it)")
+        return seed
+    }
+
+    /// Runs `processes` workers on `schema`, `threads` threads each, `transfers` in all, and
+    /// waits for them: how many transfers they made, how many attempts lost a race, how many
+    /// transfers lost every attempt and were made again.
+    static func runWorkers(schema: String, seed: UInt64, transfers: Int, sync: Bool) throws
+        -> (made: Int, conflicts: Int, retriedByApp: Int)
+    {
+        collect(try startWorkers(schema: schema, seed: seed, transfers: transfers, sync: sync))
+    }
+
+    /// Starts the workers of ``runWorkers(schema:seed:transfers:sync:)`` without waiting.
+    static func startWorkers(schema: String, seed: UInt64, transfers: Int, sync: Bool) throws -> [(Process, Pipe)] {
+        let perThread = transfers / (processes * threads)
+        var running: [(Process, Pipe)] = []
+        for process in 0..<processes {
+            let worker = Process()
+            worker.executableURL = Self.worker
+            worker.arguments =
+                [schema, String(seed &+ UInt64(process)), String(threads), String(perThread), String(accounts)]
+                + (sync ? ["sync"] : [])
+            let output = Pipe()
+            worker.standardOutput = output
+            try worker.run()
+            running.append((worker, output))
+        }
+        return running
+    }
+
+    /// Waits for workers ``startWorkers(schema:seed:transfers:sync:)`` started; what they did.
+    static func collect(_ running: [(Process, Pipe)]) -> (made: Int, conflicts: Int, retriedByApp: Int) {
+        var outcome = (made: 0, conflicts: 0, retriedByApp: 0)
+        for (worker, output) in running {
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            worker.waitUntilExit()
+            #expect(worker.terminationStatus == 0, "\(text)")
+            let fields = text.split(whereSeparator: \.isWhitespace)
+            func count(after label: String) -> Int {
+                guard let index = fields.firstIndex(where: { $0 == label }), index + 1 < fields.count else { return 0 }
+                return Int(fields[index + 1]) ?? 0
+            }
+            outcome.made += count(after: "transfers")
+            outcome.conflicts += count(after: "conflicts")
+            outcome.retriedByApp += count(after: "retried-by-app")
+        }
+        return outcome
+    }
+
+    @Test("4 processes × 4 threads, 10,000 seeded transfers: the total is kept, every balance is its history")
+    func transfers() throws {
+        let seed = Self.seed(of: "many writers")
         let schema = PostgresTestServer.uniqueSchema()
         let store = try Store(.postgres(try PostgresTestServer.settings(schema: schema, dropsSchema: true)))
         defer { store.close() }
@@ -72,36 +125,12 @@ struct PostgresManyWritersTests {
             listening.shutdown()
         }
 
-        let perThread = Self.transfers / (Self.processes * Self.threads)
-        var running: [(Process, Pipe)] = []
-        for process in 0..<Self.processes {
-            let worker = Process()
-            worker.executableURL = Self.worker
-            worker.arguments = [
-                schema, String(seed &+ UInt64(process)), String(Self.threads), String(perThread), String(Self.accounts),
-            ]
-            let output = Pipe()
-            worker.standardOutput = output
-            try worker.run()
-            running.append((worker, output))
-        }
-        var conflicts = 0
-        var made = 0
-        var retriedByApp = 0
-        for (worker, output) in running {
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            worker.waitUntilExit()
-            #expect(worker.terminationStatus == 0, "\(text)")
-            let fields = text.split(whereSeparator: \.isWhitespace)
-            if let index = fields.firstIndex(of: "transfers"), let count = Int(fields[index + 1]) { made += count }
-            if let index = fields.firstIndex(of: "conflicts"), let count = Int(fields[index + 1]) { conflicts += count }
-            if let index = fields.firstIndex(of: "retried-by-app"), let count = Int(fields[index + 1]) {
-                retriedByApp += count
-            }
-        }
+        let outcome = try Self.runWorkers(schema: schema, seed: seed, transfers: Self.transfers, sync: false)
         print(
-            "many writers: \(made) transfers, \(conflicts) attempts lost a race and ran again; \(retriedByApp) "
-                + "transfer(s) lost every one of Store.transactionAttempts and were made again by the app")
+            "many writers: \(outcome.made) transfers, \(outcome.conflicts) attempts lost a race and ran again; "
+                + "\(outcome.retriedByApp) transfer(s) lost every one of Store.transactionAttempts and were made "
+                + "again by the app")
+        let made = outcome.made
         #expect(made == Self.transfers)
 
         let accounts = try WorkerAccount.query(in: store).fetch()

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(SharkDriver) import SharkORM
+import SharkTestSupport
 import Synchronization
 import Testing
 

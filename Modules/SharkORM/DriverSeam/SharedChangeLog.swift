@@ -40,6 +40,27 @@
     func publish(_ publishLocalCommit: () -> Void)
     /// Forgets the record of a transaction that did not commit (step 3).
     func discard()
+    /// Makes each later write transaction of this store begin by waiting until no other
+    /// store that asked the same is writing, and see everything those stores committed:
+    /// what a store whose every transaction reads and rewrites the same bookkeeping needs.
+    /// Sync asks (one database is one sync site, its transactions numbered in commit order;
+    /// docs/architecture.md, "Sync on a shared database"). Stores that did not ask still
+    /// write beside them.
+    func serializeWrites()
+}
+
+extension Store {
+    /// Whether other stores write this store's database too (its driver has a
+    /// ``SharedChangeLog``): a PostgreSQL store, not a SQLite file or the memory engine.
+    @_spi(SharkReplication) public var sharesDatabase: Bool { sharedChangeLog != nil }
+
+    /// From the next write transaction on, this store's write transactions take turns with
+    /// those of the other stores of its database that asked the same, each seeing every
+    /// earlier one (``SharedChangeLog/serializeWrites()``). Nothing changes for a database
+    /// only this store writes: its writes take turns already.
+    @_spi(SharkReplication) public func serializeWritesWithOtherStores() {
+        writerLock.withLock { sharedChangeLog?.serializeWrites() }
+    }
 }
 
 /// Where a ``SharedChangeLog`` hands the commits of other stores: into the store's events.

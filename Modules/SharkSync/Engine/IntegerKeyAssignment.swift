@@ -63,17 +63,35 @@ final class AppAssignedKeys: KeyAllocator {
 }
 
 /// The allocator for `.slot(n)`: the next key after the largest of the slot's stored, read
-/// once when sync opens. Called with the store's writer held, so the counter needs no lock of
-/// its own; a rolled-back insert leaves a gap, as SQLite's rowids can.
+/// once when sync opens, or before each allocation on a database other stores write too.
+/// Called with the store's writer held, so the counter needs no lock of its own; a
+/// rolled-back insert leaves a gap, as SQLite's rowids can.
 final class SlotKeys: KeyAllocator, @unchecked Sendable {
     private var next: Int64
     private let end: Int64
+    /// Reads the largest key of the slot stored now, for a shared database; nil otherwise.
+    private let refresh: (@Sendable () throws -> Int64?)?
 
-    /// `largest` is the largest key of the slot already stored, if any.
-    init(slot: Int, largest: Int64?) {
+    /// `largest` is the largest key of the slot already stored, if any; `refresh` reads it
+    /// again before each allocation.
+    init(slot: Int, largest: Int64?, refreshedBy refresh: (@Sendable () throws -> Int64?)? = nil) {
         let range = Self.range(of: slot)
         end = range.upperBound
         next = (largest ?? range.lowerBound) + 1
+        self.refresh = refresh
+    }
+
+    /// The largest key of `slot` among the rows of `schema`'s entity in `store`, if any.
+    static func largestStored(in slot: Int, of schema: EntitySchema, in store: Store) throws -> Int64? {
+        let range = range(of: slot)
+        let key = schema.key.name
+        let largest = try store.storedRows(
+            of: schema,
+            where: .between(.column(key), .value(.integer(range.lowerBound)), .value(.integer(range.upperBound))),
+            orderedBy: [Ordering(.column(key), ascending: false)], limit: 1
+        ).first?.first
+        guard case .integer(let stored)? = largest else { return nil }
+        return stored
     }
 
     /// The smallest and largest key of `slot`.
@@ -83,6 +101,7 @@ final class SlotKeys: KeyAllocator, @unchecked Sendable {
     }
 
     func allocateKeys(_ count: Int, for schema: EntitySchema) throws -> [Int64] {
+        if let refresh, let stored = try refresh() { next = max(next, stored + 1) }
         guard count <= end - next + 1 else {
             throw SharkError.invalidKey(
                 entity: schema.name, reason: "its sync key slot is full (2^40 keys): grant this replica another")

@@ -136,6 +136,11 @@ public final class SyncEngine: Sendable {
         if store.isReadOnly {
             site = try Self.recordedLocalSite(of: store, lineage: lineage, requested: options.site)
         } else {
+            // Every transaction of sync reads and rewrites the same metadata (the site's
+            // sequence and clock, the arrival log): on a database other stores write, the
+            // synced ones take turns, so that sequence numbers follow commit order and a
+            // version vector never claims a transaction that has not committed.
+            store.serializeWritesWithOtherStores()
             for table in tables.values { try store.prepareInternal(table.schema) }
             try store.prepare(SyncSiteRecord.self)
             try store.prepare(SyncPendingRecord.self)
@@ -314,19 +319,16 @@ public final class SyncEngine: Sendable {
             case .appAssigned: allocator = AppAssignedKeys()
             case .random: allocator = RandomKeys()
             case .slot(let slot):
-                let range = SlotKeys.range(of: slot)
-                let key = schema.key.name
-                let largest = try store.storedRows(
-                    of: schema,
-                    where: .between(
-                        .column(key), .value(.integer(range.lowerBound)), .value(.integer(range.upperBound))),
-                    orderedBy: [Ordering(.column(key), ascending: false)], limit: 1
-                ).first?.first
-                guard case .integer(let stored)? = largest else {
-                    allocator = SlotKeys(slot: slot, largest: nil)
-                    break
+                // Weak: the store holds the allocator.
+                let largest: @Sendable () throws -> Int64? = { [weak store] in
+                    guard let store else { return nil }
+                    return try SlotKeys.largestStored(in: slot, of: schema, in: store)
                 }
-                allocator = SlotKeys(slot: slot, largest: stored)
+                // Other stores of a shared database number rows in the same slot (one
+                // database, one site): the largest is read again for each insert, which
+                // sees theirs, since synced writers take turns.
+                allocator = SlotKeys(
+                    slot: slot, largest: try largest(), refreshedBy: store.sharesDatabase ? largest : nil)
             }
             store.setKeyAllocator(allocator, for: schema.name)
         }

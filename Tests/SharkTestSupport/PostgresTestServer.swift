@@ -10,33 +10,35 @@ import Synchronization
 /// The throw-away server scripts/test.sh starts (scripts/postgres-server.sh), as its
 /// environment describes it. Tests that need it and find none fail: they never pass by
 /// skipping.
-enum PostgresTestServer {
-    struct Missing: Error, CustomStringConvertible {
-        var description: String {
+public enum PostgresTestServer {
+    public struct Missing: Error, CustomStringConvertible {
+        public init() {}
+
+        public var description: String {
             "no PostgreSQL server for the tests: run them with `bash scripts/test.sh`, which starts a throw-away "
                 + "one (SHARK_POSTGRES_HOST, _PORT, _SOCKET, _USER and _PASSWORD_FILE are not set)"
         }
     }
 
-    static let environment = ProcessInfo.processInfo.environment
+    public static let environment = ProcessInfo.processInfo.environment
 
-    static var host: String? { environment["SHARK_POSTGRES_HOST"] }
-    static var port: Int? { environment["SHARK_POSTGRES_PORT"].flatMap { Int($0) } }
-    static var socket: String? { environment["SHARK_POSTGRES_SOCKET"] }
-    static var user: String { environment["SHARK_POSTGRES_USER"] ?? "shark" }
-    static var passwordFile: String? { environment["SHARK_POSTGRES_PASSWORD_FILE"] }
+    public static var host: String? { environment["SHARK_POSTGRES_HOST"] }
+    public static var port: Int? { environment["SHARK_POSTGRES_PORT"].flatMap { Int($0) } }
+    public static var socket: String? { environment["SHARK_POSTGRES_SOCKET"] }
+    public static var user: String { environment["SHARK_POSTGRES_USER"] ?? "shark" }
+    public static var passwordFile: String? { environment["SHARK_POSTGRES_PASSWORD_FILE"] }
     /// The authority that signed the server's certificate.
-    static var certificateAuthority: String? { environment["SHARK_POSTGRES_CA_FILE"] }
+    public static var certificateAuthority: String? { environment["SHARK_POSTGRES_CA_FILE"] }
 
     private static let counter = Atomic<Int>(0)
 
     /// A schema name no other store of this run uses.
-    static func uniqueSchema() -> String {
+    public static func uniqueSchema() -> String {
         "shark_test_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
     }
 
     /// The settings of a store in `schema` on the test server, over TCP with the password.
-    static func settings(schema: String, readOnly: Bool = false, dropsSchema: Bool = false) throws
+    package static func settings(schema: String, readOnly: Bool = false, dropsSchema: Bool = false) throws
         -> PostgresSettings
     {
         guard let host, let port, let passwordFile else { throw Missing() }
@@ -50,7 +52,7 @@ enum PostgresTestServer {
 
     /// The driver as the conformance suite sees it: a fresh store is a new schema (dropped
     /// when it closes); a "file" is the schema its path names, reopened by reconnecting.
-    static let conformance = ConformanceDriver(
+    public static let conformance = ConformanceDriver(
         name: "postgres", hasRawSQL: true, sqlDialect: .postgresql,
         temporary: { .postgres(try settings(schema: uniqueSchema(), dropsSchema: true)) },
         file: { path, readOnly in
@@ -60,7 +62,7 @@ enum PostgresTestServer {
         })
 
     /// The schema that stands for the file at `path`.
-    static func schemaName(forPath path: String) -> String {
+    public static func schemaName(forPath path: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in path.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return "shark_file_" + String(hash, radix: 16)
@@ -70,14 +72,14 @@ enum PostgresTestServer {
     /// `application` (in `state`, such as "idle in transaction", when given): a connection
     /// lost mid-transaction, a listener cut off. Returns how many it ended.
     @discardableResult
-    static func terminateBackends(named application: String, state: String? = nil) throws -> Int64 {
+    public static func terminateBackends(named application: String, state: String? = nil) throws -> Int64 {
         try adminCount(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 "
                 + "AND ($2::text IS NULL OR state = $2)", [application, state])
     }
 
     /// How many connections named `application` the server has.
-    static func backendCount(named application: String) throws -> Int64 {
+    public static func backendCount(named application: String) throws -> Int64 {
         try adminCount("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", [application])
     }
 
