@@ -16,6 +16,10 @@ final class PostgresContext: @unchecked Sendable {
     /// Whether this store's write transactions take turns with those of the other stores
     /// that asked the same (``PostgresWriteTurn``): set once, by sync.
     let takesWriteTurns = Atomic<Bool>(false)
+    /// The schema's name among every server's: the key of this store's turn in this process.
+    var turnName: String {
+        "\(settings.hostDescription)/\(settings.database)/\(settings.schema)"
+    }
 
     init(settings: PostgresSettings, tracer: Tracer) {
         self.settings = settings
@@ -54,6 +58,8 @@ final class PostgresDriverConnection: DriverConnection {
     /// rollback to a savepoint: PostgreSQL then refuses every statement until a rollback, and
     /// turns COMMIT into a ROLLBACK without an error, which must not pass for a commit.
     private var isAborted = false
+    /// Whether the open transaction holds the write turn (``PostgresWriteTurn``).
+    private var holdsTurn = false
 
     init(
         session: PostgresSession, context: PostgresContext,
@@ -181,16 +187,22 @@ final class PostgresDriverConnection: DriverConnection {
 
     func beginTransaction() throws {
         let takesTurn = context.takesWriteTurns.load(ordering: .relaxed)
+        if takesTurn { try PostgresWriteTurn.checkNotHeld(context.turnName) }
         try perform { session in
             try await session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
             guard takesTurn else { return }
             do {
                 // Before any query, which would take the snapshot (PostgresWriteTurn).
-                try await session.untraced().execute(PostgresWriteTurn.take)
+                try await session.execute(PostgresWriteTurn.take)
+                try await session.execute(PostgresWriteTurn.limitIdling)
             } catch {
                 try? await session.execute("ROLLBACK")
                 throw error
             }
+        }
+        if takesTurn {
+            PostgresWriteTurn.noteTaken(context.turnName)
+            holdsTurn = true
         }
         inTransaction = true
         isAborted = false
@@ -200,6 +212,7 @@ final class PostgresDriverConnection: DriverConnection {
         defer {
             inTransaction = false
             isAborted = false
+            releaseTurn()
         }
         if isAborted {
             // The app went on after a failed statement (it caught the error): PostgreSQL
@@ -223,8 +236,16 @@ final class PostgresDriverConnection: DriverConnection {
         defer {
             inTransaction = false
             isAborted = false
+            releaseTurn()
         }
         try perform { session in try await session.execute("ROLLBACK") }
+    }
+
+    /// Notes that this connection's transaction no longer holds the write turn.
+    private func releaseTurn() {
+        guard holdsTurn else { return }
+        holdsTurn = false
+        PostgresWriteTurn.noteReleased(context.turnName)
     }
 
     func createSavepoint(_ name: String) throws {

@@ -84,8 +84,17 @@ struct PostgresManyWritersTests {
         return running
     }
 
+    /// How long the workers may take before they are stopped (and the test fails).
+    static let deadline: TimeInterval = 900
+
     /// Waits for workers ``startWorkers(schema:seed:transfers:sync:)`` started; what they did.
+    /// Workers still running after ``deadline`` seconds from now are ended.
     static func collect(_ running: [(Process, Pipe)]) -> (made: Int, conflicts: Int, retriedByApp: Int) {
+        let stopper = DispatchWorkItem {
+            for (worker, _) in running where worker.isRunning { worker.terminate() }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline, execute: stopper)
+        defer { stopper.cancel() }
         var outcome = (made: 0, conflicts: 0, retriedByApp: 0)
         for (worker, output) in running {
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -64,12 +64,17 @@ struct PostgresSyncTests {
 
         let running = try PostgresManyWritersTests.startWorkers(
             schema: schema, seed: seed, transfers: Self.transfers, sync: true)
-        // While they write: each export since the replica's vector brings it to a state the
-        // workers' database had between two commits.
+        // While they write: each export since the replica's vector brings the replica to a
+        // state the workers' schema had between two commits, and never takes back what an
+        // earlier one brought (a vector that claimed an uncommitted transaction would skip
+        // its changes for good, and the final counts and digests would differ).
         var exports = 0
         var inconsistent = 0
         var seenTransfers: [Int] = []
-        while running.contains(where: { $0.0.isRunning }) {
+        let started = Date()
+        while running.contains(where: { $0.0.isRunning }),
+            Date().timeIntervalSince(started) < PostgresManyWritersTests.deadline
+        {
             try replica.importChanges(from: try sync.exportChanges(since: try replica.versionVector()))
             exports += 1
             if try !Self.holdsItsHistory(replicaStore) { inconsistent += 1 }
@@ -95,6 +100,30 @@ struct PostgresSyncTests {
         // One site for every process: the vector names the database once (and the replica,
         // which wrote nothing, not at all).
         #expect(Array(try sync.versionVector().entries.keys) == [sync.site])
+    }
+
+    @Test("a synced store writing inside another's write transaction on one thread throws: it would wait for itself")
+    func turnHeldByThisThread() throws {
+        let schema = PostgresTestServer.uniqueSchema()
+        let first = try Store(.postgres(try PostgresTestServer.settings(schema: schema, dropsSchema: true)))
+        defer { first.close() }
+        let second = try Store(.postgres(try PostgresTestServer.settings(schema: schema)))
+        defer { second.close() }
+        let firstSync = try Self.engine(on: first, slot: 5)
+        let secondSync = try Self.engine(on: second, slot: 5)
+        try first.write { tx in
+            try tx.commit(WorkerTransfer())
+            #expect {
+                try second.commit(WorkerTransfer())
+            } throws: { error in
+                guard case SharkError.transactionMisuse(let detail) = error else { return false }
+                return detail.reason == .turnHeldByThisThread
+            }
+        }
+        // Once the first's transaction ended, the second writes.
+        try second.commit(WorkerTransfer())
+        #expect(try WorkerTransfer.query(in: first).count() == 2)
+        withExtendedLifetime((firstSync, secondSync)) {}
     }
 
     @Test("stores on one database share its site, number keys in its slot without collisions, export each other's rows")

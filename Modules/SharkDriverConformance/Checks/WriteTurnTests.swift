@@ -22,11 +22,13 @@ struct WriteTurnTests {
 
         // What the second store's transaction counted before it wrote; -1 if it failed.
         let counted = Mutex<Int?>(nil)
+        let secondWrites = DispatchSemaphore(value: 0)
         let secondEnded = DispatchSemaphore(value: 0)
         try first.write { tx in
             try tx.commit(Person(name: "First", payrollNumber: 2))
             // The second store writes from another thread meanwhile: it must wait for its turn.
             Thread.detachNewThread {
+                secondWrites.signal()
                 do {
                     try second.write { tx in
                         let count = try Person.query(in: second).count()
@@ -38,10 +40,16 @@ struct WriteTurnTests {
                 }
                 secondEnded.signal()
             }
+            // The second store's write has begun (or is about to): give it time to get as far
+            // as it can, which with turns is waiting for this one.
+            secondWrites.wait()
             Thread.sleep(forTimeInterval: 0.3)
             #expect(counted.withLock { $0 } == nil, "the second store's transaction ran during the first's")
         }
-        secondEnded.wait()
+        guard secondEnded.wait(timeout: .now() + 60) == .success else {
+            Issue.record("the second store's write did not end within a minute of the first's")
+            return
+        }
         // It began after the first committed, so it counted the first's row.
         #expect(counted.withLock { $0 } == 2)
         #expect(

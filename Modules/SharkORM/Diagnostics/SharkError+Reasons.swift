@@ -112,6 +112,9 @@ extension SharkError {
         case noTransaction
         /// A suspending driver's operation called back into its own blocking seam.
         case reentrantDriverCall
+        /// A write of a store that takes turns with the other stores of its database, begun on
+        /// a thread where another of those stores holds the turn: it would wait for itself.
+        case turnHeldByThisThread
     }
 
     /// Why a stored value could not be read into a property (``decoding(reason:)``).

@@ -54,12 +54,13 @@ extension Store {
     /// ``SharedChangeLog``): a PostgreSQL store, not a SQLite file or the memory engine.
     @_spi(SharkReplication) public var sharesDatabase: Bool { sharedChangeLog != nil }
 
-    /// From the next write transaction on, this store's write transactions take turns with
-    /// those of the other stores of its database that asked the same, each seeing every
-    /// earlier one (``SharedChangeLog/serializeWrites()``). Nothing changes for a database
-    /// only this store writes: its writes take turns already.
+    /// From the next write transaction on, for the rest of the store's life, this store's
+    /// write transactions take turns with those of the other stores of its database that
+    /// asked the same, each seeing every earlier one (``SharedChangeLog/serializeWrites()``).
+    /// Nothing changes for a database only this store writes: its writes take turns already.
+    /// (A transaction already open goes on without the turn.)
     @_spi(SharkReplication) public func serializeWritesWithOtherStores() {
-        writerLock.withLock { sharedChangeLog?.serializeWrites() }
+        sharedChangeLog?.serializeWrites()
     }
 }
 

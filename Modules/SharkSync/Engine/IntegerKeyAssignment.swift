@@ -62,36 +62,51 @@ final class AppAssignedKeys: KeyAllocator {
     }
 }
 
-/// The allocator for `.slot(n)`: the next key after the largest of the slot's stored, read
-/// once when sync opens, or before each allocation on a database other stores write too.
-/// Called with the store's writer held, so the counter needs no lock of its own; a
-/// rolled-back insert leaves a gap, as SQLite's rowids can.
+/// The allocator for `.slot(n)`: the next key after the largest of the slot used so far (by a
+/// row, or by a row's sync state, which a removed row leaves behind), read again before each
+/// allocation: other stores may number rows in the same slot (other processes writing the
+/// same PostgreSQL schema or SQLite file), and a store's writes see theirs. Called with the
+/// store's writer held, inside the write transaction, so the counter needs no lock of its
+/// own; a rolled-back insert leaves a gap, as SQLite's rowids can.
 final class SlotKeys: KeyAllocator, @unchecked Sendable {
-    private var next: Int64
+    /// The next key to give; nil once the slot's last key is given.
+    private var next: Int64?
     private let end: Int64
-    /// Reads the largest key of the slot stored now, for a shared database; nil otherwise.
-    private let refresh: (@Sendable () throws -> Int64?)?
+    /// Reads the largest key of the slot used now.
+    private let refresh: @Sendable () throws -> Int64?
 
-    /// `largest` is the largest key of the slot already stored, if any; `refresh` reads it
+    /// `largest` is the largest key of the slot used already, if any; `refresh` reads it
     /// again before each allocation.
-    init(slot: Int, largest: Int64?, refreshedBy refresh: (@Sendable () throws -> Int64?)? = nil) {
+    init(slot: Int, largest: Int64?, refreshedBy refresh: @escaping @Sendable () throws -> Int64?) {
         let range = Self.range(of: slot)
         end = range.upperBound
-        next = (largest ?? range.lowerBound) + 1
+        next = range.lowerBound + 1
         self.refresh = refresh
+        advance(past: largest)
     }
 
-    /// The largest key of `slot` among the rows of `schema`'s entity in `store`, if any.
-    static func largestStored(in slot: Int, of schema: EntitySchema, in store: Store) throws -> Int64? {
+    /// Moves `next` past `used`, the largest key used somewhere.
+    private func advance(past used: Int64?) {
+        guard let used, let current = next, used >= current else { return }
+        next = used == end ? nil : used + 1
+    }
+
+    /// The largest key of `slot` among the rows of `schema`'s entity in `store` and, when
+    /// given, among the rows of its sync state table `states` (keyed by `id`), if any.
+    static func largestUsed(in slot: Int, of schema: EntitySchema, states: EntitySchema?, in store: Store) throws
+        -> Int64?
+    {
         let range = range(of: slot)
-        let key = schema.key.name
-        let largest = try store.storedRows(
-            of: schema,
-            where: .between(.column(key), .value(.integer(range.lowerBound)), .value(.integer(range.upperBound))),
-            orderedBy: [Ordering(.column(key), ascending: false)], limit: 1
-        ).first?.first
-        guard case .integer(let stored)? = largest else { return nil }
-        return stored
+        var largest: Int64?
+        for (table, key) in [(schema, schema.key.name), states.map { ($0, "id") }].compactMap({ $0 }) {
+            let row = try store.storedRows(
+                of: table,
+                where: .between(.column(key), .value(.integer(range.lowerBound)), .value(.integer(range.upperBound))),
+                orderedBy: [Ordering(.column(key), ascending: false)], limit: 1
+            ).first
+            if case .integer(let stored)? = row?.first { largest = max(largest ?? stored, stored) }
+        }
+        return largest
     }
 
     /// The smallest and largest key of `slot`.
@@ -101,13 +116,15 @@ final class SlotKeys: KeyAllocator, @unchecked Sendable {
     }
 
     func allocateKeys(_ count: Int, for schema: EntitySchema) throws -> [Int64] {
-        if let refresh, let stored = try refresh() { next = max(next, stored + 1) }
-        guard count <= end - next + 1 else {
+        advance(past: try refresh())
+        guard let first = next, count <= end - first + 1 else {
             throw SharkError.invalidKey(
                 entity: schema.name, reason: "its sync key slot is full (2^40 keys): grant this replica another")
         }
-        defer { next += Int64(count) }
-        return (0..<Int64(count)).map { next + $0 }
+        guard count > 0 else { return [] }
+        let last = first + Int64(count) - 1
+        next = last == end ? nil : last + 1
+        return Array(first...last)
     }
 }
 

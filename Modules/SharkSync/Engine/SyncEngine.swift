@@ -179,7 +179,7 @@ public final class SyncEngine: Sendable {
         }
         store.addTransactionObserver(capture)
         do {
-            try Self.installKeyAllocators(schemas, on: store, options: options)
+            try Self.installKeyAllocators(schemas, tables: tables, on: store, options: options)
             try indexUnindexedBatches()
             try startArrivals(restamped: !unstamped.isEmpty)
             try startFilters()
@@ -310,9 +310,9 @@ public final class SyncEngine: Sendable {
 
     /// Makes the store choose new `Int64` keys as the options say (an entity the options do
     /// not name takes app-assigned keys: a store opened from its records alone).
-    private static func installKeyAllocators(_ schemas: [EntitySchema], on store: Store, options: SyncOptions)
-        throws
-    {
+    private static func installKeyAllocators(
+        _ schemas: [EntitySchema], tables: [String: RowStateTable], on store: Store, options: SyncOptions
+    ) throws {
         for schema in schemas where schema.keyKind == .autoIncrement {
             let allocator: any KeyAllocator
             switch options.integerKeys[schema.name] ?? .appAssigned {
@@ -320,15 +320,12 @@ public final class SyncEngine: Sendable {
             case .random: allocator = RandomKeys()
             case .slot(let slot):
                 // Weak: the store holds the allocator.
+                let states = tables[schema.name]?.schema
                 let largest: @Sendable () throws -> Int64? = { [weak store] in
                     guard let store else { return nil }
-                    return try SlotKeys.largestStored(in: slot, of: schema, in: store)
+                    return try SlotKeys.largestUsed(in: slot, of: schema, states: states, in: store)
                 }
-                // Other stores of a shared database number rows in the same slot (one
-                // database, one site): the largest is read again for each insert, which
-                // sees theirs, since synced writers take turns.
-                allocator = SlotKeys(
-                    slot: slot, largest: try largest(), refreshedBy: store.sharesDatabase ? largest : nil)
+                allocator = SlotKeys(slot: slot, largest: try largest(), refreshedBy: largest)
             }
             store.setKeyAllocator(allocator, for: schema.name)
         }

@@ -221,6 +221,9 @@ extension SyncEngine {
     func startArrivals(restamped: Bool) throws {
         if !restamped, try ArrivalLog.hasCheckpoint(in: store) { return }
         try store.write { tx in
+            // Again in the transaction: on a shared database another store may have started
+            // the log since (writers take turns, so this read is current).
+            if !restamped, try ArrivalLog.hasCheckpoint(in: store) { return }
             var sites = SiteTable(try tx.fetch(SyncSiteRecord.query(in: store)))
             let old = try store.storedRows(of: ArrivalLog.schema, inKeyOrder: true).map(\.[0])
             var cover = VersionVector()
