@@ -2,7 +2,8 @@
 import PackageDescription
 
 // shark-bench: SharkORM's drivers measured against the raw SQLite and SQLCipher C APIs, GRDB
-// records and a Dictionary, in one process.
+// records and a Dictionary, in one process; and on a PostgreSQL server, against raw
+// postgres-nio and Fluent (FluentKit with its PostgreSQL driver, without Vapor).
 // shark-side-by-side: SQLite, SQLCipher and GRDB in one binary, the case where a naive load
 // of SQLCipher crashes.
 // A package of its own so that the library never depends on GRDB or benchmark-only code.
@@ -14,6 +15,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        // The PostgreSQL family: raw postgres-nio, and Fluent without Vapor.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
     ],
     targets: [
         .executableTarget(
@@ -24,7 +29,11 @@ let package = Package(
                 .product(name: "SharkMemory", package: "SharkORM"),
                 .product(name: "SharkSQLCipher", package: "SharkORM"),
                 .product(name: "SharkSync", package: "SharkORM"),
+                .product(name: "SharkPostgres", package: "SharkORM"),
                 .product(name: "SharkCSQLite", package: "SharkORM"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

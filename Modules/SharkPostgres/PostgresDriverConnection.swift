@@ -432,13 +432,34 @@ final class PostgresDriverConnection: DriverConnection {
                 try values(of: sources[position], schema: schema), key: keys[position], columns: columns, schema: schema
             )
         }
-        return try perform { session in
-            for (position, statement) in statements.enumerated() where try await session.rows(statement).isEmpty {
-                return position
+        // Many rows in a transaction: the statements are queued on the connection at once (a
+        // round trip each, but no hop back to this thread between them), in a savepoint so
+        // that a missing row still leaves nothing after it written.
+        guard inTransaction, statements.count >= Self.queuedUpdates else {
+            return try perform { session in
+                for (position, statement) in statements.enumerated() where try await session.rows(statement).isEmpty {
+                    return position
+                }
+                return nil
             }
-            return nil
+        }
+        return try perform { session in
+            try await session.execute("SAVEPOINT shark_bulk_update")
+            let results = try await session.rows(queuing: statements)
+            guard let missing = results.firstIndex(where: \.isEmpty) else {
+                try await session.execute("RELEASE SAVEPOINT shark_bulk_update")
+                return nil
+            }
+            try await session.execute("ROLLBACK TO SAVEPOINT shark_bulk_update")
+            _ = try await session.rows(queuing: Array(statements[..<missing]))
+            try await session.execute("RELEASE SAVEPOINT shark_bulk_update")
+            return missing
         }
     }
+
+    /// From this many rows, a bulk update queues its statements (below, the savepoint's two
+    /// round trips cost more than queuing saves).
+    static let queuedUpdates = 16
 
     func delete(key: Value, schema: EntitySchema) throws -> Bool {
         guard let wireKey = try PostgresValues.wire(key, as: PostgresType(schema.key), column: schema.key.name) else {

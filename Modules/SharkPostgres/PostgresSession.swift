@@ -37,6 +37,29 @@ struct PostgresSession: Sendable {
         }
     }
 
+    /// Every row of each statement's result, in order: the statements are handed to the
+    /// connection at once (at most `window` waiting), so each goes out as soon as the
+    /// previous answer is in, from the event loop, without a hop back to this task between
+    /// them. The first failure is thrown (the server answers in order, so it is the first
+    /// statement that failed; those after it fail too inside a transaction).
+    func rows(queuing statements: [PostgresStatement], window: Int = 64) async throws -> [[PostgresRow]] {
+        var results = [[PostgresRow]](repeating: [], count: statements.count)
+        try await withThrowingTaskGroup(of: (Int, [PostgresRow]).self) { group in
+            var next = 0
+            func queueNext() {
+                let index = next
+                next += 1
+                group.addTask { (index, try await self.rows(statements[index])) }
+            }
+            while next < min(window, statements.count) { queueNext() }
+            while let (index, rows) = try await group.next() {
+                results[index] = rows
+                if next < statements.count { queueNext() }
+            }
+        }
+        return results
+    }
+
     /// Every row of the statement's result, and how many rows it inserted, updated or
     /// deleted (from the server's command tag; 0 for a query).
     func result(_ statement: PostgresStatement) async throws -> (rows: [PostgresRow], changes: Int) {

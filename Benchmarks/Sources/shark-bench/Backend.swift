@@ -61,6 +61,16 @@ enum BackendKind: String, CaseIterable, Sendable {
     case sharkSQLCipher = "sqlcipher"
     case sharkMemory = "memory"
     case dictionary = "dictionary"
+    // The PostgreSQL family (--postgres), on a server.
+    case rawPostgres = "raw-postgres"
+    case sharkPostgres = "postgres"
+    case fluent = "fluent"
+
+    /// The backends of the PostgreSQL family: what `--postgres` runs, against a server.
+    static let postgresFamily: [BackendKind] = [.rawPostgres, .sharkPostgres, .fluent]
+
+    /// The embedded backends: what runs by default, with no server.
+    static var embedded: [BackendKind] { allCases.filter { !postgresFamily.contains($0) } }
 
     var title: String {
         switch self {
@@ -71,6 +81,9 @@ enum BackendKind: String, CaseIterable, Sendable {
         case .sharkSQLCipher: "SharkORM sqlcipher"
         case .sharkMemory: "SharkORM memory"
         case .dictionary: "Dictionary floor"
+        case .rawPostgres: "raw postgres-nio"
+        case .sharkPostgres: "SharkORM postgres"
+        case .fluent: "Fluent"
         }
     }
 

@@ -1,7 +1,8 @@
 import CSQLite
 import Foundation
 import SharkMemory
-import SharkORM
+@_spi(SharkDriver) import SharkORM
+import SharkPostgres
 import SharkSQLCipher
 import SharkSQLite
 
@@ -13,13 +14,19 @@ final class Harness {
     let workloads: Set<Workload>
     let input: WorkloadInput
     let directory: String
+    /// The server of the PostgreSQL family, when it runs.
+    let postgres: PostgresBenchServer?
 
     /// Seconds, per workload and backend, one entry per repetition.
     private(set) var timings: [Workload: [BackendKind: [Double]]] = [:]
     /// The most heap each backend held beyond its start, over its repetitions, in bytes.
     private(set) var peakMemory: [BackendKind: Int] = [:]
 
-    init(backends: [BackendKind], workloads: Set<Workload>, input: WorkloadInput, directory: String) {
+    init(
+        backends: [BackendKind], workloads: Set<Workload>, input: WorkloadInput, directory: String,
+        postgres: PostgresBenchServer? = nil
+    ) {
+        self.postgres = postgres
         self.backends = backends
         self.workloads = workloads
         self.input = input
@@ -37,6 +44,14 @@ final class Harness {
         for repetition in 0..<repetitions {
             for kind in Self.order(of: backends, repetition: repetition) {
                 progress("repetition \(repetition + 1)/\(repetitions): \(kind.title)")
+                // The PostgreSQL family is not sampled: at 100,000 rows a sample (glibc's
+                // mallinfo2, which walks every free chunk under the allocator's lock) took
+                // longer than the interval between samples, and held Fluent's event loop
+                // waiting for the allocator most of the time.
+                guard postgres == nil else {
+                    try runOnce(kind)
+                    continue
+                }
                 let peak = try PeakMemory.measure { try runOnce(kind) }
                 peakMemory[kind] = max(peakMemory[kind] ?? 0, peak)
             }
@@ -111,6 +126,19 @@ final class Harness {
             return try SharkBackend(Store(.sqlcipher(path: path, key: .passphrase("bench"))), cleanup: removeFiles)
         case .sharkMemory: return try SharkBackend(Store(.memory))
         case .dictionary: return DictionaryFloor()
+        case .rawPostgres, .sharkPostgres, .fluent:
+            guard let postgres else { throw BenchError.noServer }
+            switch kind {
+            case .rawPostgres: return try RawPostgres(server: postgres)
+            case .fluent: return try FluentBackend(server: postgres)
+            default:
+                let schema = PostgresBenchServer.freshSchema()
+                return try SharkBackend(Store(postgres.storeConfiguration(schema: schema))) {
+                    let executor = SuspendingDriverExecutor(name: "shark-bench cleanup")
+                    postgres.dropSchema(schema, on: executor)
+                    executor.shutdown()
+                }
+            }
         }
     }
 }
@@ -124,9 +152,13 @@ enum RawLibraries {
 
 enum BenchError: Error, CustomStringConvertible {
     case wrongResult(String)
+    case noServer
     var description: String {
         switch self {
         case .wrongResult(let message): "wrong result: \(message)"
+        case .noServer:
+            "no PostgreSQL server: SHARK_POSTGRES_HOST, _PORT and _PASSWORD_FILE are not set "
+                + "(scripts/bench-postgres.sh starts a throw-away one and runs the PostgreSQL family on it)"
         }
     }
 }

@@ -10,6 +10,10 @@ struct Report {
     let runs: Int
     let rangeWidth: Int
     var markdown: Bool
+    /// What the ratios are to: raw C SQLite, or raw postgres-nio for the PostgreSQL family.
+    var baseline: BackendKind = .rawSQLite
+    /// The database engine, when not SQLite ("PostgreSQL 15.18").
+    var engine: String?
 
     func median(_ workload: Workload, _ backend: BackendKind) -> Double? {
         guard let values = timings[workload]?[backend], !values.isEmpty else { return nil }
@@ -38,16 +42,16 @@ struct Report {
     func render(sqliteVersion: String, peakMemory: [BackendKind: Int] = [:]) -> String {
         var lines: [String] = []
         lines.append(
-            "\(rows) rows × 10 columns, ranges of \(rangeWidth) rows, SQLite \(sqliteVersion), median of \(runs) "
-                + "interleaved repetitions, order rotated (\(SharkStoreRuns.buildDescription))")
+            "\(rows) rows × 10 columns, ranges of \(rangeWidth) rows, \(engine ?? "SQLite \(sqliteVersion)"), median of "
+                + "\(runs) interleaved repetitions, order rotated (\(SharkStoreRuns.buildDescription))")
         if let caution = shortRunCaution { lines.append(caution) }
         lines.append("")
-        lines.append("Milliseconds (median), and the ratio to raw C SQLite in the same run:")
+        lines.append("Milliseconds (median), and the ratio to \(baseline.title) in the same run:")
         lines.append("")
         lines += table(header: ["workload"] + backends.map(\.title)) { workload in
             backends.map { backend in
                 guard let time = median(workload, backend) else { return "—" }
-                let ratio = self.ratio(workload, backend, to: .rawSQLite).map { String(format: " (%.2f×)", $0) } ?? ""
+                let ratio = self.ratio(workload, backend, to: baseline).map { String(format: " (%.2f×)", $0) } ?? ""
                 return String(format: "%.2f", time * 1000) + ratio
             }
         }
@@ -63,7 +67,10 @@ struct Report {
             }
         }
         lines.append("")
-        lines.append("Each SharkORM driver against the loop over its own library (lower is faster):")
+        lines.append(
+            baseline == .rawPostgres
+                ? "SharkORM against raw postgres-nio (goal: 1.30× at most) and Fluent (goal: below 1×), lower is faster:"
+                : "Each SharkORM driver against the loop over its own library (lower is faster):")
         lines.append("")
         let comparisons: [(String, BackendKind, BackendKind)] = [
             ("sqlite / raw SQLite", .sharkSQLite, .rawSQLite),
@@ -72,6 +79,9 @@ struct Report {
             ("memory / raw SQLite", .sharkMemory, .rawSQLite),
             ("memory / Dictionary", .sharkMemory, .dictionary),
             ("GRDB / raw SQLite", .grdb, .rawSQLite),
+            ("postgres / raw postgres-nio", .sharkPostgres, .rawPostgres),
+            ("postgres / Fluent", .sharkPostgres, .fluent),
+            ("Fluent / raw postgres-nio", .fluent, .rawPostgres),
         ].filter { backends.contains($0.1) && backends.contains($0.2) }
         lines += table(header: ["workload"] + comparisons.map(\.0)) { workload in
             comparisons.map { _, backend, baseline in

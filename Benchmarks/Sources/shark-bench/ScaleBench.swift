@@ -52,7 +52,7 @@ enum ScaleBench {
             return try SharkScale(Store(.sqlcipher(path: path, key: .passphrase("bench"))), path: path)
         case .sharkMemory: return try SharkScale(Store(.memory), path: nil)
         case .dictionary: return DictionaryScale()
-        case .grdb: throw ScaleError.unsupported(kind.title)
+        case .grdb, .rawPostgres, .sharkPostgres, .fluent: throw ScaleError.unsupported(kind.title)
         }
     }
 

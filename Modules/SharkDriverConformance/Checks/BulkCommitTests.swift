@@ -64,14 +64,18 @@ struct BulkCommitTests {
     func missingRow(driver: ConformanceDriver) throws {
         let store = try driver.makeStore()
         defer { store.close() }
-        let people = (1...3).map { Person(name: "p\($0)", payrollNumber: $0) }
-        try store.commit(people)
-        let removed = try store.write { tx in try tx.deleteRow(withKey: .integer(people[1].id), from: "Person") }
-        #expect(removed)
-        for person in people { person.age = 9 }
-        #expect(throws: SharkError.self) { try store.commit(people) }
-        #expect(try Person.query(in: store).where(\.age == 9).count() == 0)
-        #expect(people.allSatisfy { $0.age == 9 && $0.changedProperties == ["age"] && $0.isPersisted })
+        // A few rows, and many (a driver may write many updates in another way).
+        for count in [3, 40] {
+            let people = (1...count).map { Person(name: "p\($0)", payrollNumber: 100 * count + $0) }
+            try store.commit(people)
+            let gone = people[count / 2].id
+            let removed = try store.write { tx in try tx.deleteRow(withKey: .integer(gone), from: "Person") }
+            #expect(removed)
+            for person in people { person.age = 9 }
+            #expect(throws: SharkError.self) { try store.commit(people) }
+            #expect(try Person.query(in: store).where(\.age == 9).count() == 0)
+            #expect(people.allSatisfy { $0.age == 9 && $0.changedProperties == ["age"] && $0.isPersisted })
+        }
     }
 
     func insideATransaction(driver: ConformanceDriver) throws {

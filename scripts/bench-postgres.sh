@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# shark-bench's PostgreSQL family on a throw-away server: raw postgres-nio, SharkORM's
+# PostgreSQL driver and Fluent, interleaved in one run, against the server scripts/test.sh's
+# tests use (started here, on loopback, stopped on every exit; it runs with fsync off, as the
+# tests' server does: every backend pays the same commits). Arguments go to shark-bench:
+#
+#     bash scripts/bench-postgres.sh --rows 100000 --runs 5 --markdown-into docs/benchmarks.md
+#
+# BENCH_BUILD=debug runs the debug build (what CI checks); the default is a release build,
+# the only one whose figures mean anything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/system-libraries.sh
+configuration=${BENCH_BUILD:-release}
+swift build -c "$configuration" --package-path Benchmarks --product shark-bench >/dev/null
+if [ -z "${SHARK_POSTGRES_HOST:-}" ]; then
+    server=$(mktemp -d /tmp/shark-postgres.XXXXXX)
+    trap 'bash scripts/postgres-server.sh stop "$server"' EXIT
+    settings=$(bash scripts/postgres-server.sh start "$server")
+    while IFS= read -r line; do export "${line?}"; done <<<"$settings"
+fi
+"Benchmarks/.build/$configuration/shark-bench" --postgres "$@"
