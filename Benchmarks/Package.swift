@@ -15,10 +15,11 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
-        // The PostgreSQL family: raw postgres-nio, and Fluent without Vapor.
-        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
-        .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
-        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
+        // The PostgreSQL family: raw postgres-nio, and Fluent without Vapor, at the versions
+        // docs/benchmarks.md names.
+        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
+        .package(url: "https://github.com/vapor/fluent-kit.git", exact: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", exact: "2.14.0"),
     ],
     targets: [
         .executableTarget(

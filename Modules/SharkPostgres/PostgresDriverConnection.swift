@@ -444,16 +444,24 @@ final class PostgresDriverConnection: DriverConnection {
             }
         }
         return try perform { session in
-            try await session.execute("SAVEPOINT shark_bulk_update")
-            let results = try await session.rows(queuing: statements)
-            guard let missing = results.firstIndex(where: \.isEmpty) else {
-                try await session.execute("RELEASE SAVEPOINT shark_bulk_update")
-                return nil
+            let bookkeeping = session.untraced()
+            try await bookkeeping.execute("SAVEPOINT shark_bulk_update")
+            // The first statement that did not write its row decides, in order.
+            for (position, result) in await session.results(queuing: statements).enumerated() {
+                guard try !result.get().isEmpty else {
+                    // A missing row: rows before it stay written, none after it (those after
+                    // it ran, and one may have failed: the savepoint undoes them all).
+                    try await bookkeeping.execute("ROLLBACK TO SAVEPOINT shark_bulk_update")
+                    session.refusals.happened.store(false, ordering: .relaxed)
+                    for redone in await session.results(queuing: Array(statements[..<position])) {
+                        _ = try redone.get()
+                    }
+                    try await bookkeeping.execute("RELEASE SAVEPOINT shark_bulk_update")
+                    return position
+                }
             }
-            try await session.execute("ROLLBACK TO SAVEPOINT shark_bulk_update")
-            _ = try await session.rows(queuing: Array(statements[..<missing]))
-            try await session.execute("RELEASE SAVEPOINT shark_bulk_update")
-            return missing
+            try await bookkeeping.execute("RELEASE SAVEPOINT shark_bulk_update")
+            return nil
         }
     }
 

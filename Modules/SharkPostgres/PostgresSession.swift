@@ -37,23 +37,31 @@ struct PostgresSession: Sendable {
         }
     }
 
-    /// Every row of each statement's result, in order: the statements are handed to the
+    /// What each statement read, or how it failed, in order: the statements are handed to the
     /// connection at once (at most `window` waiting), so each goes out as soon as the
     /// previous answer is in, from the event loop, without a hop back to this task between
-    /// them. The first failure is thrown (the server answers in order, so it is the first
-    /// statement that failed; those after it fail too inside a transaction).
-    func rows(queuing statements: [PostgresStatement], window: Int = 64) async throws -> [[PostgresRow]] {
-        var results = [[PostgresRow]](repeating: [], count: statements.count)
-        try await withThrowingTaskGroup(of: (Int, [PostgresRow]).self) { group in
+    /// them. They reach the connection in order because the child tasks that send them run
+    /// first in, first out on the driver's one executor thread (`SuspendingDriverExecutor`),
+    /// and the server answers in order; inside a transaction, those after a failure fail too.
+    func results(queuing statements: [PostgresStatement], window: Int = 64) async
+        -> [Result<[PostgresRow], any Error>]
+    {
+        var results = [Result<[PostgresRow], any Error>](
+            repeating: .failure(CancellationError()), count: statements.count)
+        await withTaskGroup(of: (Int, Result<[PostgresRow], any Error>).self) { group in
             var next = 0
             func queueNext() {
                 let index = next
                 next += 1
-                group.addTask { (index, try await self.rows(statements[index])) }
+                group.addTask {
+                    do { return (index, .success(try await self.rows(statements[index]))) } catch {
+                        return (index, .failure(error))
+                    }
+                }
             }
             while next < min(window, statements.count) { queueNext() }
-            while let (index, rows) = try await group.next() {
-                results[index] = rows
+            while let (index, result) = await group.next() {
+                results[index] = result
                 if next < statements.count { queueNext() }
             }
         }

@@ -34,6 +34,21 @@ final class FluentBackend: Backend {
         database = databases.database(.psql, logger: logger, on: databases.eventLoopGroup.any())!
         let database = self.database
         let schema = self.schema
+        do {
+            try Self.createTables(database: database, schema: schema, executor: executor)
+        } catch {
+            // Shut down, or the connection pool traps when it is released.
+            _ = try? executor.wait { await databases.shutdownAsync() }
+            server.dropSchema(schema, on: executor)
+            executor.shutdown()
+            throw error
+        }
+    }
+
+    /// Creates the schema and Fluent's table of `Row10` in it.
+    private static func createTables(database: any Database, schema: String, executor: SuspendingDriverExecutor)
+        throws
+    {
         try executor.wait {
             let sql = database as! any SQLDatabase
             try await sql.raw("CREATE SCHEMA \(unsafeRaw: schema)").run()

@@ -32,11 +32,22 @@ final class RawPostgres: Backend {
         self.server = server
         let schema = self.schema
         let logger = self.logger
-        connection = try executor.wait {
-            let connection = try await server.connect(schema: schema, logger: logger)
-            try await connection.query(PostgresQuery(unsafeSQL: Self.table), logger: logger)
-            try await connection.query("CREATE INDEX row10_a ON row10 (a)", logger: logger)
-            return connection
+        do {
+            connection = try executor.wait {
+                let connection = try await server.connect(schema: schema, logger: logger)
+                do {
+                    try await connection.query(PostgresQuery(unsafeSQL: Self.table), logger: logger)
+                    try await connection.query("CREATE INDEX row10_a ON row10 (a)", logger: logger)
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                return connection
+            }
+        } catch {
+            server.dropSchema(schema, on: executor)
+            executor.shutdown()
+            throw error
         }
     }
 

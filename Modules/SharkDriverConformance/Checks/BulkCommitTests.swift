@@ -72,9 +72,15 @@ struct BulkCommitTests {
             let removed = try store.write { tx in try tx.deleteRow(withKey: .integer(gone), from: "Person") }
             #expect(removed)
             for person in people { person.age = 9 }
-            #expect(throws: SharkError.self) { try store.commit(people) }
+            #expect(throws: SharkError.notFound(entity: "Person", key: "\(gone)")) { try store.commit(people) }
             #expect(try Person.query(in: store).where(\.age == 9).count() == 0)
             #expect(people.allSatisfy { $0.age == 9 && $0.changedProperties == ["age"] && $0.isPersisted })
+            // A row after the missing one that breaks a unique index: the missing row is what
+            // the commit reports, as it is the first row that fails.
+            let clashing = people[count - 1]
+            clashing.payrollNumber = people[0].payrollNumber
+            #expect(throws: SharkError.notFound(entity: "Person", key: "\(gone)")) { try store.commit(people) }
+            clashing.payrollNumber = 100 * count + count
         }
     }
 
