@@ -409,6 +409,11 @@ extension ConformanceSuite {
             name: "two model versions used in turn on one open store migrate each time", requires: .any
         ) { try MigrationTests().alternatingVersions(driver: $0) },
         ConformanceCheck(
+            suite: "Automatic schema migration across re-opens",
+            name: "a model the database was migrated away from is refused, unless accepted on purpose",
+            requires: .persistent
+        ) { try MigrationTests().olderModelRefused(driver: $0) },
+        ConformanceCheck(
             suite: "Versioned migrations", name: "each migration runs once, in order; later ones run when added",
             requires: .any
         ) { try MigratorTests().runsOnce(driver: $0) },

@@ -155,4 +155,48 @@ struct MigrationTests {
         #expect(employees.map(\.name) == ["Ada", "Alan", "Grace"])
         #expect(employees.map(\.notes) == ["", "", ""])
     }
+
+    /// A program whose model the database was migrated away from (an older version of the
+    /// app, on a database a newer one shares) is refused, and the newer one's columns keep
+    /// their data; going back on purpose takes `acceptingOlderModels()`.
+    func olderModelRefused(driver: ConformanceDriver) throws {
+        let database = Reopener(driver)
+        try seedV1(database)
+        do {
+            let newer = try database.open()
+            defer { database.close(newer) }
+            let employees = try EmployeeV2.query(in: newer).orderBy(\.name).fetch()
+            for employee in employees { employee.title = "Lead " + employee.name }
+            try newer.commit(employees)
+        }
+        func isOlderModel(_ error: any Error) -> Bool {
+            guard case SharkError.schemaMismatch(let entity, let reason) = error else { return false }
+            return entity == "Employee" && reason.contains("older")
+        }
+        do {
+            let older = try database.open()
+            defer { database.close(older) }
+            #expect(performing: { try EmployeeV1.query(in: older).count() }, throws: isOlderModel)
+            #expect(performing: { try older.commit(EmployeeV1()) }, throws: isOlderModel)
+            #expect(try older.recordedSchema(of: "Employee").columns.map(\.name).contains("title"))
+        }
+        do {
+            let newer = try database.open()
+            defer { database.close(newer) }
+            #expect(
+                try EmployeeV2.query(in: newer).orderBy(\.name).fetch().map(\.title) == [
+                    "Lead Ada", "Lead Alan", "Lead Grace",
+                ])
+        }
+        do {
+            let rollback = try database.open { $0.acceptingOlderModels() }
+            defer { database.close(rollback) }
+            #expect(try EmployeeV1.query(in: rollback).orderBy(\.name).fetch().map(\.name) == ["Ada", "Alan", "Grace"])
+        }
+        // Now the second model is the one migrated away from.
+        let store = try database.open()
+        defer { database.close(store) }
+        #expect(performing: { try EmployeeV2.query(in: store).count() }, throws: isOlderModel)
+        #expect(try EmployeeV1.query(in: store).count() == 3)
+    }
 }

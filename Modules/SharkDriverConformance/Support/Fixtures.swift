@@ -13,8 +13,12 @@ final class Reopener {
 
     init(_ driver: ConformanceDriver) { self.driver = driver }
 
-    func open() throws -> Store {
-        if driver.isPersistent { return try driver.openFile(file.path) { $0.traced { [log] in log.record($0) } } }
+    /// `tweak` changes the configuration of a persistent driver's store (the other drivers
+    /// keep their one store).
+    func open(_ tweak: (StoreConfiguration) -> StoreConfiguration = { $0 }) throws -> Store {
+        if driver.isPersistent {
+            return try driver.openFile(file.path) { [log] in tweak($0.traced { log.record($0) }) }
+        }
         if let memoryStore { return memoryStore }
         let store = try driver.makeStore(log: log)
         memoryStore = store

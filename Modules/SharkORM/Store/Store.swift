@@ -82,6 +82,12 @@ public final class Store: Sendable {
     private let isClosed = Atomic<Bool>(false)
     /// The driver's log of commits shared with other stores of the same database, if any.
     let sharedChangeLog: (any SharedChangeLog)?
+    /// Whether models older than the database's may migrate it back
+    /// (``StoreConfiguration/acceptingOlderModels()``).
+    let acceptsOlderModels: Bool
+    /// The schemas this store migrated its entities away from: it may go back to them (see
+    /// `SchemaHistory`).
+    let ownMigrationSteps = Mutex<Set<EntitySchema>>([])
 
     /// Opens a store with the driver and options of `configuration`.
     public init(_ configuration: StoreConfiguration) throws {
@@ -93,6 +99,7 @@ public final class Store: Sendable {
             name: "Shark reader", width: 4,
             observationWorkers: StoreWorkers(name: "Shark watcher", width: 4, priority: .background))
         sharedChangeLog = driver.sharedChangeLog
+        acceptsOlderModels = configuration.acceptsOlderModels
         sharedChangeLog?.start(reporting: RemoteCommitSink(hub: eventHub))
     }
 
@@ -133,6 +140,7 @@ public final class Store: Sendable {
     func preparedSchema<M: Model>(for type: M.Type) throws -> EntitySchema {
         let id = ObjectIdentifier(type)
         if let schema = schemas.withLock({ $0[id] }) { return schema }
+        var step = SchemaHistory.Step.noMigration
         let (schema, applied) = try withWriterAccess { writer -> (EntitySchema, Bool) in
             if let schema = schemas.withLock({ $0[id] }) { return (schema, false) }
             let schema = try M.validatedSchema()
@@ -144,6 +152,11 @@ public final class Store: Sendable {
                     entity: schema.name,
                     reason: "the entity \(clash.name) of this store differs only in case, and entity names are "
                         + "case-insensitive in storage")
+            }
+            if !isReadOnly {
+                step = try SchemaHistory.step(
+                    applying: schema, through: writer, ownSteps: ownMigrationSteps.withLock { $0 },
+                    acceptingOlderModels: acceptsOlderModels)
             }
             try writer.apply(schema)
             modelTypes.withLock { $0[schema.name] = M.self }
@@ -162,6 +175,14 @@ public final class Store: Sendable {
                 }
             }
             return (schema, true)
+        }
+        if case .migration(let replaced, let isRecorded) = step {
+            ownMigrationSteps.withLock { _ = $0.insert(replaced) }
+            // After the migration, not in its transaction: each driver migrates in a
+            // transaction of its own (PostgreSQL's at READ COMMITTED, so that it sees another
+            // process's migration once it holds the lock). A record lost in between leaves an
+            // older model unrefused, as before there were records.
+            if !isRecorded { try write { tx in try SchemaHistory.record(replaced, in: tx) } }
         }
         // The models its relationships refer to get their tables too (outside the writer's
         // lock, which is not reentrant): paths and prefetches read them from the first query.

@@ -17,6 +17,9 @@ public struct StoreConfiguration: Sendable {
     public let driverName: String
     /// Where statements are reported.
     @_spi(SharkDriver) public var tracer = Tracer()
+    /// Whether models older than the database's may migrate it back (see
+    /// ``acceptingOlderModels()``).
+    var acceptsOlderModels = false
     private let makeDriver: @Sendable (Tracer) throws -> any Driver
 
     /// A configuration for a custom driver: `makeDriver` opens it with the tracer to report to.
@@ -49,6 +52,22 @@ public struct StoreConfiguration: Sendable {
     public func revealingArguments(_ reveal: Bool = true) -> StoreConfiguration {
         var copy = self
         copy.tracer.revealsArguments = reveal
+        return copy
+    }
+
+    /// Lets this store migrate an entity back to a model the database has been migrated away
+    /// from: a deliberate rollback to an older version of the app. Without it, preparing such
+    /// a model throws ``SharkError/schemaMismatch(entity:reason:)``, because a newer program
+    /// sharing the database may still be running, and going back drops the columns its model
+    /// added, with their data.
+    ///
+    /// ```swift
+    /// // Version 1 of the app, reinstalled on purpose over version 2's database.
+    /// let store = try Store(.sqlite(path: "app.sqlite").acceptingOlderModels())
+    /// ```
+    public func acceptingOlderModels(_ accept: Bool = true) -> StoreConfiguration {
+        var copy = self
+        copy.acceptsOlderModels = accept
         return copy
     }
 }
