@@ -141,7 +141,7 @@ struct DatabaseReport {
             let quoted = "\"" + schema.name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             return Entity(
                 schema: schema, rows: integer("SELECT count(*) FROM \(quoted)", "the rows of \(schema.name)"),
-                isInternal: schema.name.hasPrefix("SharkSync"))
+                isInternal: schema.name.hasPrefix("SharkSync") || schema.name.hasPrefix("_shark_"))
         }
         do {
             // Read from SQLite's catalog: on PostgreSQL, only the models' tables are shown.

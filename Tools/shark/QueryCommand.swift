@@ -116,7 +116,7 @@ struct QueryCommand: ParsableCommand {
         if let table = try store.unrecordedSchema(of: name) { return table }
         let recorded = Set(schemas.map(\.name))
         let others = (try? ForeignTable.all(in: store, excluding: recorded).map(\.name)) ?? []
-        let names = schemas.map(\.name).filter { !$0.hasPrefix("SharkSync") } + others
+        let names = schemas.map(\.name).filter { !$0.hasPrefix("SharkSync") && !$0.hasPrefix("_shark_") } + others
         throw CommandFailure(
             "no entity or table \(name) in \(path); there are: "
                 + (names.isEmpty ? "none" : names.joined(separator: ", ")),

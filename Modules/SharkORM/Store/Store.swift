@@ -85,9 +85,9 @@ public final class Store: Sendable {
     /// Whether models older than the database's may migrate it back
     /// (``StoreConfiguration/acceptingOlderModels()``).
     let acceptsOlderModels: Bool
-    /// The schemas this store migrated its entities away from: it may go back to them (see
-    /// `SchemaHistory`).
-    let ownMigrationSteps = Mutex<Set<EntitySchema>>([])
+    /// The migrations this store made: it may undo them, as long as nobody migrated the entity
+    /// further (see `SchemaHistory`).
+    let ownMigrations = Mutex<Set<SchemaHistory.Migration>>([])
 
     /// Opens a store with the driver and options of `configuration`.
     public init(_ configuration: StoreConfiguration) throws {
@@ -155,7 +155,7 @@ public final class Store: Sendable {
             }
             if !isReadOnly {
                 step = try SchemaHistory.step(
-                    applying: schema, through: writer, ownSteps: ownMigrationSteps.withLock { $0 },
+                    applying: schema, through: writer, ownMigrations: ownMigrations.withLock { $0 },
                     acceptingOlderModels: acceptsOlderModels)
             }
             try writer.apply(schema)
@@ -176,13 +176,14 @@ public final class Store: Sendable {
             }
             return (schema, true)
         }
-        if case .migration(let replaced, let isRecorded) = step {
-            ownMigrationSteps.withLock { _ = $0.insert(replaced) }
+        if case .migration(let migration, _, _) = step {
+            ownMigrations.withLock { _ = $0.insert(migration) }
             // After the migration, not in its transaction: each driver migrates in a
             // transaction of its own (PostgreSQL's at READ COMMITTED, so that it sees another
-            // process's migration once it holds the lock). A record lost in between leaves an
-            // older model unrefused, as before there were records.
-            if !isRecorded { try write { tx in try SchemaHistory.record(replaced, in: tx) } }
+            // process's migration once it holds the lock). The record is a safeguard, not part
+            // of the migration: one that fails (the database busy, the store closing) leaves
+            // that older model unrefused, as before there were records, and the model usable.
+            try? write { tx in try SchemaHistory.record(step, in: tx) }
         }
         // The models its relationships refer to get their tables too (outside the writer's
         // lock, which is not reentrant): paths and prefetches read them from the first query.
