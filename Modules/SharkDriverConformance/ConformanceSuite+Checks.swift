@@ -61,6 +61,17 @@ extension ConformanceSuite {
             try BulkCommitTests().duplicates(driver: $0)
         },
         ConformanceCheck(
+            suite: "Bulk commits", name: "300 objects in one call keep every value to the bit, awkward text included",
+            requires: .any
+        ) { try BulkCommitTests().manyValuesExactly(driver: $0) },
+        ConformanceCheck(
+            suite: "Bulk commits", name: "a unique clash late in a batch of 200 leaves nothing written", requires: .any
+        ) { try BulkCommitTests().clashInALargeBatch(driver: $0) },
+        ConformanceCheck(
+            suite: "Bulk commits", name: "keys the app gives in a batch of 100 are never handed out again",
+            requires: .any
+        ) { try BulkCommitTests().givenKeysInALargeBatch(driver: $0) },
+        ConformanceCheck(
             suite: "Bulk commits", name: "new and stored objects with different changes, in one list", requires: .any
         ) { try BulkCommitTests().mixed(driver: $0) },
         ConformanceCheck(

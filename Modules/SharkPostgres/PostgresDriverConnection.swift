@@ -353,6 +353,12 @@ final class PostgresDriverConnection: DriverConnection {
 
     func insert<Source: RowSource>(_ sources: [Source], schema: EntitySchema, includingKey: Bool) throws -> [Int64] {
         guard !sources.isEmpty else { return [] }
+        if sources.count >= PostgresCopyIn.minimumRows, includingKey || schema.keyKind == .autoIncrement,
+            PostgresCopyIn.canCopy(schema)
+        {
+            return try copy(
+                sources.map { try values(of: $0, schema: schema) }, schema: schema, includingKey: includingKey)
+        }
         // At most 65,535 parameters a statement: batches well below it.
         let perStatement = max(1, min(1_000, 30_000 / max(1, schema.columns.count)))
         var batches: [PostgresStatement] = []
@@ -379,6 +385,40 @@ final class PostgresDriverConnection: DriverConnection {
             return keys
         }
         return includingKey ? [] : keys
+    }
+
+    /// Inserts `rows` with COPY (see ``PostgresCopyIn``); returns the keys the sequence gave
+    /// them, unless they came with their own.
+    private func copy(_ rows: [[Value]], schema: EntitySchema, includingKey: Bool) throws -> [Int64] {
+        var rows = rows
+        let takesKeys = !includingKey && schema.keyKind == .autoIncrement
+        let movesSequence = includingKey && schema.keyKind == .autoIncrement
+        let keyStatement = PostgresCopyIn.keyStatement(count: rows.count, schema: schema)
+        var keys: [Int64] = []
+        if takesKeys {
+            keys = try perform { session in
+                try await session.rows(keyStatement).map { row in
+                    guard case .integer(let key) = try PostgresValues.value(of: row.first!) else {
+                        throw SharkError.driver(code: -1, message: "the sequence gave no key", sql: keyStatement.sql)
+                    }
+                    return key
+                }
+            }
+            for position in rows.indices { rows[position][0] = .integer(keys[position]) }
+        }
+        let chunks = try PostgresCopyIn.data(rows, schema: schema)
+        let table = schema.name
+        let columns = schema.columns.map(\.name)
+        let count = rows.count
+        let largest =
+            movesSequence
+            ? rows.compactMap { row -> Int64? in if case .integer(let key) = row[0] { key } else { nil } }.max() : nil
+        let sequenceStatement = largest.map { PostgresCopyIn.sequenceStatement(movingPast: $0, schema: schema) }
+        try perform { session in
+            try await session.copy(into: table, columns: columns, rows: count, chunks)
+            if let sequenceStatement { _ = try await session.rows(sequenceStatement) }
+        }
+        return keys
     }
 
     func update<Source: RowSource>(_ source: Source, key: Value, columns: ColumnSet, schema: EntitySchema) throws

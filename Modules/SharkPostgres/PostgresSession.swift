@@ -46,26 +46,32 @@ struct PostgresSession: Sendable {
     func results(queuing statements: [PostgresStatement], window: Int = 64) async
         -> [Result<[PostgresRow], any Error>]
     {
-        var results = [Result<[PostgresRow], any Error>](
-            repeating: .failure(CancellationError()), count: statements.count)
-        await withTaskGroup(of: (Int, Result<[PostgresRow], any Error>).self) { group in
+        typealias Outcome = Result<[PostgresRow], any Error>
+        // The results live inside the group's closure and come back as its value: a release
+        // build trapped in the array's subscript when the closure wrote to an array of the
+        // function instead (Swift 6.3, -O).
+        return await withTaskGroup(of: (Int, Outcome).self, returning: [Outcome].self) { group in
+            var results = [Outcome](repeating: .failure(CancellationError()), count: statements.count)
             var next = 0
-            func queueNext() {
+            while next < min(window, statements.count) {
                 let index = next
                 next += 1
-                group.addTask {
-                    do { return (index, .success(try await self.rows(statements[index]))) } catch {
-                        return (index, .failure(error))
-                    }
-                }
+                group.addTask { (index, await self.outcome(of: statements[index])) }
             }
-            while next < min(window, statements.count) { queueNext() }
-            while let (index, result) = await group.next() {
-                results[index] = result
-                if next < statements.count { queueNext() }
+            while let (index, outcome) = await group.next() {
+                results[index] = outcome
+                guard next < statements.count else { continue }
+                let queued = next
+                next += 1
+                group.addTask { (queued, await self.outcome(of: statements[queued])) }
             }
+            return results
         }
-        return results
+    }
+
+    /// What `statement` read, or how it failed.
+    private func outcome(of statement: PostgresStatement) async -> Result<[PostgresRow], any Error> {
+        do { return .success(try await rows(statement)) } catch { return .failure(error) }
     }
 
     /// Every row of the statement's result, and how many rows it inserted, updated or
@@ -89,6 +95,30 @@ struct PostgresSession: Sendable {
     private func run<Result>(
         _ statement: PostgresStatement, _ body: (PostgresQuery) async throws -> (Result, Int)
     ) async throws -> Result {
+        try await traced(statement) {
+            try await body(PostgresQuery(unsafeSQL: statement.sql, binds: statement.bindings))
+        }
+    }
+
+    /// Streams `chunks` (rows in COPY's text format) into `table`'s `columns` with `COPY …
+    /// FROM STDIN`, traced and failing as any statement does.
+    func copy(into table: String, columns: [String], rows: Int, _ chunks: [ByteBuffer]) async throws {
+        let sql =
+            "COPY \(PostgresQueryCompiler.identifier(table)) ("
+            + columns.map(PostgresQueryCompiler.identifier).joined(separator: ", ") + ") FROM STDIN"
+        try await traced(PostgresStatement(sql)) {
+            try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                for chunk in chunks { try await writer.write(chunk) }
+            }
+            return ((), rows)
+        }
+    }
+
+    /// Runs `body` (which returns what it read and the number of rows to trace), reporting
+    /// `statement` to the tracer and turning a failure into SharkORM's error.
+    private func traced<Result>(
+        _ statement: PostgresStatement, _ body: () async throws -> (Result, Int)
+    ) async throws -> Result {
         // postgres-nio hands a query to a closed channel without failing it, and waits for an
         // answer that never comes: a connection already known to be lost fails here instead.
         // (One that is lost while a statement runs fails that statement, as it should.)
@@ -97,7 +127,7 @@ struct PostgresSession: Sendable {
         }
         let start = tracer.isEnabled ? ContinuousClock.now : nil
         do {
-            let (result, rows) = try await body(PostgresQuery(unsafeSQL: statement.sql, binds: statement.bindings))
+            let (result, rows) = try await body()
             if let start {
                 tracer.record(
                     statement: statement.sql, arguments: statement.arguments, duration: ContinuousClock.now - start,

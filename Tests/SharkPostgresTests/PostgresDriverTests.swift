@@ -1,6 +1,7 @@
 import Foundation
 @_spi(SharkDriver) import SharkORM
 import SharkTestSupport
+import Synchronization
 import Testing
 
 @testable import SharkPostgres
@@ -235,6 +236,26 @@ struct PostgresStatementTests {
         try store.commit([PostgresBareKey(), PostgresBareKey()])
         #expect(one.id > 0)
         #expect(try PostgresBareKey.query(in: store).count() == 3)
+    }
+
+    @Test("64 rows or more in one insert are streamed with COPY, their keys taken from the sequence first")
+    func bulkInsertsCopy() throws {
+        let statements = Mutex<[String]>([])
+        let settings = try PostgresTestServer.settings(schema: PostgresTestServer.uniqueSchema(), dropsSchema: true)
+        let store = try Store(
+            .postgres(settings).traced { event in statements.withLock { $0.append(event.statement) } })
+        defer { store.close() }
+        try store.commit((1...63).map { PostgresTag(name: "small \($0)") })
+        #expect(!statements.withLock { $0 }.contains { $0.hasPrefix("COPY") })
+        let tags = (1...64).map { PostgresTag(name: "large \($0)") }
+        try store.commit(tags)
+        let copies = statements.withLock { $0 }.filter { $0.hasPrefix("COPY") }
+        #expect(copies == [#"COPY "PostgresTag" ("id", "name") FROM STDIN"#])
+        #expect(tags.allSatisfy { $0.id > 63 })
+        #expect(try PostgresTag.query(in: store).count() == 127)
+        // Bare keys: COPY of the key column alone.
+        try store.commit((1...100).map { _ in PostgresBareKey() })
+        #expect(try PostgresBareKey.query(in: store).count() == 100)
     }
 
     @Test("a server error's code is PostgreSQL's number for its SQLSTATE, read back by sqlState(ofCode:)")

@@ -1,0 +1,132 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+@_spi(SharkDriver) import SharkORM
+
+/// Bulk inserts streamed with `COPY … FROM STDIN` instead of multi-row `INSERT`s.
+///
+/// Why: a multi-row `INSERT … VALUES` of 1,000 rows carries about 10,000 parameters, which
+/// the server parses, plans and answers with a key per row; COPY streams the rows as text the
+/// server only splits and converts. Raw postgres-nio inserted 100,000 rows 4.7× faster that
+/// way (docs/benchmarks.md, "PostgreSQL").
+///
+/// COPY returns nothing, so the keys an insert must report come first: one statement takes
+/// as many numbers from the table's sequence as there are rows, and the rows go out with them
+/// (what the engine would have given them, in one round trip). Keys the app gave move the
+/// sequence past the largest afterwards, as a multi-row insert does.
+///
+/// Each value is the parameter `PostgresValues.wire` makes for the column (so a value the
+/// column cannot hold is refused the same way), written in COPY's text format: the text
+/// every PostgreSQL type reads back to the same value (a double in its shortest exact form).
+enum PostgresCopyIn {
+    /// From this many rows a bulk insert is copied; below, the sequence's extra round trip
+    /// costs more than COPY saves.
+    static let minimumRows = 64
+
+    /// Whether COPY can name `schema`'s table and columns: postgres-nio quotes them without
+    /// escaping a double quote inside.
+    static func canCopy(_ schema: EntitySchema) -> Bool {
+        !schema.name.contains("\"") && !schema.columns.contains { $0.name.contains("\"") }
+    }
+
+    /// The statement that takes `count` keys from the sequence of `schema`'s table.
+    static func keyStatement(count: Int, schema: EntitySchema) -> PostgresStatement {
+        var statement = PostgresStatement(
+            "SELECT nextval(pg_get_serial_sequence($1, $2)) FROM generate_series(1, $3)")
+        statement.bindings.append(WireValue(payload: .text(PostgresQueryCompiler.identifier(schema.name))))
+        statement.bindings.append(WireValue(payload: .text(schema.key.name)))
+        statement.bindings.append(WireValue(payload: .bigint(Int64(count))))
+        return statement
+    }
+
+    /// The statement that moves the sequence of `schema`'s table past `largest`, a key the
+    /// app gave, unless it is past it already: keys given must not come back from the engine
+    /// later (SQLite's rowid goes on after the largest key too).
+    static func sequenceStatement(movingPast largest: Int64, schema: EntitySchema) -> PostgresStatement {
+        var statement = PostgresStatement(
+            "SELECT setval(shark_sequence.id, $3) FROM (SELECT pg_get_serial_sequence($1, $2)::regclass AS id) "
+                + "AS shark_sequence WHERE $3 > COALESCE(pg_sequence_last_value(shark_sequence.id), 0)")
+        statement.bindings.append(WireValue(payload: .text(PostgresQueryCompiler.identifier(schema.name))))
+        statement.bindings.append(WireValue(payload: .text(schema.key.name)))
+        statement.bindings.append(WireValue(payload: .bigint(largest)))
+        return statement
+    }
+
+    /// The rows in COPY's text format, every column of `schema` in order, in chunks of
+    /// about 64 KiB.
+    static func data(_ rows: [[Value]], schema: EntitySchema) throws -> [ByteBuffer] {
+        var chunks: [ByteBuffer] = []
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(1 << 16)
+        let types = schema.columns.map(PostgresType.init)
+        for row in rows {
+            for (position, column) in schema.columns.enumerated() {
+                if position > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
+                let wire = try PostgresValues.wire(
+                    row[position], as: types[position], column: schema.name + "." + column.name)
+                try append(wire, to: &buffer, column: schema.name + "." + column.name)
+            }
+            buffer.writeInteger(UInt8(ascii: "\n"))
+            if buffer.readableBytes >= 1 << 16 {
+                chunks.append(buffer)
+                buffer = ByteBuffer()
+                buffer.reserveCapacity(1 << 16)
+            }
+        }
+        if buffer.readableBytes > 0 { chunks.append(buffer) }
+        return chunks
+    }
+
+    /// One field: `\N` for NULL, else the value's text, escaped.
+    private static func append(_ wire: WireValue?, to buffer: inout ByteBuffer, column: String) throws {
+        guard let wire else {
+            buffer.writeStaticString("\\N")
+            return
+        }
+        switch wire.payload {
+        case .bigint(let integer): buffer.writeString(String(integer))
+        case .double(let real):
+            if real.isNaN {
+                buffer.writeStaticString("NaN")
+            } else if real.isInfinite {
+                buffer.writeString(real > 0 ? "Infinity" : "-Infinity")
+            } else {
+                // Swift's description is the shortest text that reads back as the same
+                // double, −0.0 included.
+                buffer.writeString("\(real)")
+            }
+        case .boolean(let flag): buffer.writeInteger(UInt8(ascii: flag ? "t" : "f"))
+        case .text(let text), .numeric(let text), .untypedText(let text):
+            try appendEscaped(text, to: &buffer, column: column)
+        case .bytes(let bytes):
+            // bytea's hex input, its backslash escaped for COPY.
+            buffer.writeStaticString("\\\\x")
+            let digits = Array("0123456789abcdef".utf8)
+            for byte in bytes {
+                buffer.writeInteger(digits[Int(byte >> 4)])
+                buffer.writeInteger(digits[Int(byte & 0xF)])
+            }
+        case .uuid(let uuid): buffer.writeString(uuid.uuidString)
+        }
+    }
+
+    /// Text with COPY's special bytes escaped: the backslash, and the tab, newline and
+    /// carriage return that would end a field or a row.
+    private static func appendEscaped(_ text: String, to buffer: inout ByteBuffer, column: String) throws {
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
+            case UInt8(ascii: "\t"): buffer.writeStaticString("\\t")
+            case UInt8(ascii: "\n"): buffer.writeStaticString("\\n")
+            case UInt8(ascii: "\r"): buffer.writeStaticString("\\r")
+            case 0:
+                // What the server answers a parameter holding it with (PostgresFailures).
+                throw SharkError.invalidValue(
+                    .init(
+                        .doesNotFitColumn,
+                        "PostgreSQL text cannot hold the character U+0000 (docs/values.md, \"PostgreSQL\"): \(column)"))
+            default: buffer.writeInteger(byte)
+            }
+        }
+    }
+}
