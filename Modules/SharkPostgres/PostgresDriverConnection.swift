@@ -393,11 +393,18 @@ final class PostgresDriverConnection: DriverConnection {
         var rows = rows
         let takesKeys = !includingKey && schema.keyKind == .autoIncrement
         let movesSequence = includingKey && schema.keyKind == .autoIncrement
-        let keyStatement = PostgresCopyIn.keyStatement(count: rows.count, schema: schema)
+        let nameStatement = PostgresCopyIn.sequenceNameStatement(schema: schema)
+        let count = rows.count
         var keys: [Int64] = []
         if takesKeys {
             keys = try perform { session in
-                try await session.rows(keyStatement).map { row in
+                guard let cell = try await session.rows(nameStatement).first?.first,
+                    case .text(let sequence) = try PostgresValues.value(of: cell)
+                else {
+                    throw SharkError.driver(code: -1, message: "the key has no sequence", sql: nameStatement.sql)
+                }
+                let keyStatement = PostgresCopyIn.keyStatement(count: count, sequence: sequence)
+                return try await session.rows(keyStatement).map { row in
                     guard case .integer(let key) = try PostgresValues.value(of: row.first!) else {
                         throw SharkError.driver(code: -1, message: "the sequence gave no key", sql: keyStatement.sql)
                     }
@@ -409,7 +416,6 @@ final class PostgresDriverConnection: DriverConnection {
         let chunks = try PostgresCopyIn.data(rows, schema: schema)
         let table = schema.name
         let columns = schema.columns.map(\.name)
-        let count = rows.count
         let largest =
             movesSequence
             ? rows.compactMap { row -> Int64? in if case .integer(let key) = row[0] { key } else { nil } }.max() : nil
