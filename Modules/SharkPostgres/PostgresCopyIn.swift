@@ -29,12 +29,41 @@ enum PostgresCopyIn {
         !schema.name.contains("\"") && !schema.columns.contains { $0.name.contains("\"") }
     }
 
-    /// The statement that names the sequence of `schema`'s key.
-    static func sequenceNameStatement(schema: EntitySchema) -> PostgresStatement {
-        var statement = PostgresStatement("SELECT pg_get_serial_sequence($1, $2)")
+    /// What decides whether a bulk insert into `schema`'s table may be copied, in one row:
+    /// the key's sequence (NULL for a key that has none); whether row-level security or a
+    /// rule is on the table (COPY FROM is refused under row-level security, and skips
+    /// `ON INSERT` rules); and whether this role may take numbers from the sequence itself
+    /// (`nextval` needs USAGE on it, where an insert that lets the column draw its key needs
+    /// nothing but the table's privilege).
+    static func permissionStatement(schema: EntitySchema) -> PostgresStatement {
+        var statement = PostgresStatement(
+            "SELECT shark_key.sequence, c.relrowsecurity OR c.relhasrules, "
+                + "shark_key.sequence IS NOT NULL AND has_sequence_privilege(shark_key.sequence, 'USAGE') "
+                + "FROM pg_catalog.pg_class AS c, (SELECT pg_get_serial_sequence($1, $2) AS sequence) AS shark_key "
+                + "WHERE c.oid = $1::regclass")
         statement.bindings.append(WireValue(payload: .text(PostgresQueryCompiler.identifier(schema.name))))
         statement.bindings.append(WireValue(payload: .text(schema.key.name)))
         return statement
+    }
+
+    /// The answer of ``permissionStatement(schema:)``.
+    struct Permission: Sendable {
+        /// The key's sequence, if it has one.
+        var sequence: String?
+        /// Whether COPY may write the table at all.
+        var mayCopy: Bool
+        /// Whether this role may take keys from the sequence.
+        var mayTakeKeys: Bool
+
+        init(_ row: PostgresRow) throws {
+            let cells = Array(row)
+            guard cells.count == 3 else {
+                throw SharkError.driver(code: -1, message: "the table's COPY permissions did not read", sql: nil)
+            }
+            if case .text(let name) = try PostgresValues.value(of: cells[0]) { sequence = name }
+            mayCopy = try PostgresValues.value(of: cells[1]) == .integer(0)
+            mayTakeKeys = try PostgresValues.value(of: cells[2]) == .integer(1)
+        }
     }
 
     /// The statement that takes `count` keys from the sequence named `sequence`. Named as a
@@ -68,12 +97,12 @@ enum PostgresCopyIn {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(1 << 16)
         let types = schema.columns.map(PostgresType.init)
+        let names = schema.columns.map { schema.name + "." + $0.name }
         for row in rows {
-            for (position, column) in schema.columns.enumerated() {
+            for position in schema.columns.indices {
                 if position > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
-                let wire = try PostgresValues.wire(
-                    row[position], as: types[position], column: schema.name + "." + column.name)
-                try append(wire, to: &buffer, column: schema.name + "." + column.name)
+                let wire = try PostgresValues.wire(row[position], as: types[position], column: names[position])
+                try append(wire, to: &buffer, column: names[position])
             }
             buffer.writeInteger(UInt8(ascii: "\n"))
             if buffer.readableBytes >= 1 << 16 {
@@ -96,6 +125,8 @@ enum PostgresCopyIn {
         case .bigint(let integer): buffer.writeString(String(integer))
         case .double(let real):
             if real.isNaN {
+                // PostgreSQL's one NaN: a payload or sign a raw row's NaN carried is not kept
+                // (a model's NaN is NULL by then, docs/values.md).
                 buffer.writeStaticString("NaN")
             } else if real.isInfinite {
                 buffer.writeString(real > 0 ? "Infinity" : "-Infinity")

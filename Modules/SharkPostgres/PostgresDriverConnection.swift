@@ -353,11 +353,11 @@ final class PostgresDriverConnection: DriverConnection {
 
     func insert<Source: RowSource>(_ sources: [Source], schema: EntitySchema, includingKey: Bool) throws -> [Int64] {
         guard !sources.isEmpty else { return [] }
-        if sources.count >= PostgresCopyIn.minimumRows, includingKey || schema.keyKind == .autoIncrement,
-            PostgresCopyIn.canCopy(schema)
+        let allRows = try sources.map { try values(of: $0, schema: schema) }
+        if allRows.count >= PostgresCopyIn.minimumRows, includingKey || schema.keyKind == .autoIncrement,
+            PostgresCopyIn.canCopy(schema), let keys = try copy(allRows, schema: schema, includingKey: includingKey)
         {
-            return try copy(
-                sources.map { try values(of: $0, schema: schema) }, schema: schema, includingKey: includingKey)
+            return keys
         }
         // At most 65,535 parameters a statement: batches well below it.
         let perStatement = max(1, min(1_000, 30_000 / max(1, schema.columns.count)))
@@ -365,7 +365,7 @@ final class PostgresDriverConnection: DriverConnection {
         var start = 0
         while start < sources.count {
             let end = min(start + perStatement, sources.count)
-            let rows = try sources[start..<end].map { try values(of: $0, schema: schema) }
+            let rows = Array(allRows[start..<end])
             if !includingKey && schema.columns.count == 1 {
                 // DEFAULT VALUES makes one row a statement.
                 for row in rows { batches.append(try insertStatement([row], schema: schema, includingKey: false)) }
@@ -388,41 +388,53 @@ final class PostgresDriverConnection: DriverConnection {
     }
 
     /// Inserts `rows` with COPY (see ``PostgresCopyIn``); returns the keys the sequence gave
-    /// them, unless they came with their own.
-    private func copy(_ rows: [[Value]], schema: EntitySchema, includingKey: Bool) throws -> [Int64] {
+    /// them (none when they came with their own), or nil, having written nothing, when the
+    /// table must be written by INSERT (row-level security or a rule on it, or a sequence this
+    /// role may not draw from).
+    private func copy(_ rows: [[Value]], schema: EntitySchema, includingKey: Bool) throws -> [Int64]? {
         var rows = rows
         let takesKeys = !includingKey && schema.keyKind == .autoIncrement
-        let movesSequence = includingKey && schema.keyKind == .autoIncrement
-        let nameStatement = PostgresCopyIn.sequenceNameStatement(schema: schema)
+        let permissionStatement = PostgresCopyIn.permissionStatement(schema: schema)
         let count = rows.count
-        var keys: [Int64] = []
-        if takesKeys {
-            keys = try perform { session in
-                guard let cell = try await session.rows(nameStatement).first?.first,
-                    case .text(let sequence) = try PostgresValues.value(of: cell)
-                else {
-                    throw SharkError.driver(code: -1, message: "the key has no sequence", sql: nameStatement.sql)
+        // The lookups are the driver's bookkeeping, like the savepoints around a bulk update:
+        // not traced.
+        let keys: [Int64]? = try perform { session in
+            let bookkeeping = session.untraced()
+            guard let row = try await bookkeeping.rows(permissionStatement).first else { return nil }
+            let permission = try PostgresCopyIn.Permission(row)
+            guard permission.mayCopy else { return nil }
+            guard takesKeys else { return [] }
+            guard permission.mayTakeKeys, let sequence = permission.sequence else { return nil }
+            let keyStatement = PostgresCopyIn.keyStatement(count: count, sequence: sequence)
+            return try await bookkeeping.rows(keyStatement).map { row in
+                guard case .integer(let key) = try PostgresValues.value(of: row.first!) else {
+                    throw SharkError.driver(code: -1, message: "the sequence gave no key", sql: keyStatement.sql)
                 }
-                let keyStatement = PostgresCopyIn.keyStatement(count: count, sequence: sequence)
-                return try await session.rows(keyStatement).map { row in
-                    guard case .integer(let key) = try PostgresValues.value(of: row.first!) else {
-                        throw SharkError.driver(code: -1, message: "the sequence gave no key", sql: keyStatement.sql)
-                    }
-                    return key
-                }
+                return key
             }
+        }
+        guard let keys else { return nil }
+        if takesKeys {
             for position in rows.indices { rows[position][0] = .integer(keys[position]) }
         }
         let chunks = try PostgresCopyIn.data(rows, schema: schema)
         let table = schema.name
         let columns = schema.columns.map(\.name)
-        let largest =
-            movesSequence
-            ? rows.compactMap { row -> Int64? in if case .integer(let key) = row[0] { key } else { nil } }.max() : nil
+        // The largest key as written (a whole real is written as an integer too).
+        var largest: Int64?
+        if includingKey && schema.keyKind == .autoIncrement {
+            for row in rows {
+                if case .bigint(let key)? = try PostgresValues.wire(row[0], as: .bigint, column: schema.key.name)?
+                    .payload
+                {
+                    largest = max(largest ?? key, key)
+                }
+            }
+        }
         let sequenceStatement = largest.map { PostgresCopyIn.sequenceStatement(movingPast: $0, schema: schema) }
         try perform { session in
             try await session.copy(into: table, columns: columns, rows: count, chunks)
-            if let sequenceStatement { _ = try await session.rows(sequenceStatement) }
+            if let sequenceStatement { _ = try await session.untraced().rows(sequenceStatement) }
         }
         return keys
     }

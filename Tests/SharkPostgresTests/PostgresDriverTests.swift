@@ -252,10 +252,31 @@ struct PostgresStatementTests {
         let copies = statements.withLock { $0 }.filter { $0.hasPrefix("COPY") }
         #expect(copies == [#"COPY "PostgresTag" ("id", "name") FROM STDIN"#])
         #expect(tags.allSatisfy { $0.id > 63 })
+        #expect(Set(tags.map(\.id)).count == 64)
+        for tag in tags { #expect(try store.find(PostgresTag.self, id: tag.id)?.name == tag.name) }
         #expect(try PostgresTag.query(in: store).count() == 127)
         // Bare keys: COPY of the key column alone.
         try store.commit((1...100).map { _ in PostgresBareKey() })
         #expect(try PostgresBareKey.query(in: store).count() == 100)
+    }
+
+    @Test("a table under row-level security is written by INSERT, which it allows, not by COPY, which it refuses")
+    func rowLevelSecurityInserts() throws {
+        let statements = Mutex<[String]>([])
+        let settings = try PostgresTestServer.settings(schema: PostgresTestServer.uniqueSchema(), dropsSchema: true)
+        let store = try Store(
+            .postgres(settings).traced { event in statements.withLock { $0.append(event.statement) } })
+        defer { store.close() }
+        try store.prepare(PostgresTag.self)
+        // Forced, so that it binds the table's owner too: COPY FROM would fail.
+        try store.execute(#"ALTER TABLE "PostgresTag" ENABLE ROW LEVEL SECURITY"#)
+        try store.execute(#"ALTER TABLE "PostgresTag" FORCE ROW LEVEL SECURITY"#)
+        try store.execute(#"CREATE POLICY everyone ON "PostgresTag" USING (true) WITH CHECK (true)"#)
+        let tags = (1...100).map { PostgresTag(name: "guarded \($0)") }
+        try store.commit(tags)
+        #expect(!statements.withLock { $0 }.contains { $0.hasPrefix("COPY") })
+        #expect(try PostgresTag.query(in: store).count() == 100)
+        #expect(Set(tags.map(\.id)).count == 100)
     }
 
     @Test("a server error's code is PostgreSQL's number for its SQLSTATE, read back by sqlState(ofCode:)")
