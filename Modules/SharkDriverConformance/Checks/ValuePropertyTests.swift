@@ -621,6 +621,9 @@ struct ValueOracle {
             exponent += 1
         }
         let largest = "340282366920938463463374607431768211455".compactMap(\.wholeNumberValue)
+        func fits(_ digits: [Int]) -> Bool {
+            digits.count < 39 || (digits.count == 39 && !largest.lexicographicallyPrecedes(digits))
+        }
         var keep = min(digits.count, 39)
         keep = min(keep, digits.count - max(0, -128 - exponent))
         while true {
@@ -636,10 +639,11 @@ struct ValueOracle {
                 kept.removeLast()
                 shifted += 1
             }
-            let fits = kept.count < 39 || (kept.count == 39 && !largest.lexicographicallyPrecedes(kept))
-            if fits {
+            if fits(kept) {
                 if kept.isEmpty || kept.allSatisfy({ $0 == 0 }) { return 0 }
-                while shifted > 127 && kept.count < 38 {
+                // An exponent above 127 moves into the mantissa while it fits: up to 39
+                // digits when they stay below 2^128.
+                while shifted > 127 && fits(kept + [0]) {
                     kept.append(0)
                     shifted -= 1
                 }

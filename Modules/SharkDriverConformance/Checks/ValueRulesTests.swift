@@ -110,6 +110,21 @@ struct ValueRulesTests {
         #expect(try Price.query(in: huge).max(\.amount) == .greatestFiniteMagnitude)
         #expect(try Price.query(in: huge).average(\.amount) == .greatestFiniteMagnitude)
         #expect(throws: SharkError.self) { try Price.query(in: huge).sum(\.amount) }
+        // At the top of the range a result needs all 39 digits of the mantissa: 1.6e165 and
+        // 2e165 are 16…0 and 20…0 (39 digits, below 2^128) × 10^127, Decimals like any other.
+        let top = try driver.makeStore()
+        defer { top.close() }
+        let zeros = String(repeating: "0", count: 38)
+        try top.commit([Price("e65", "1616062984966802429e47"), Price("e165", "1\(zeros)e127")])
+        let edge = try Price.query(in: top)
+        let googol = Decimal(string: "1e100")!
+        #expect(
+            try edge.where(\.label == "e65").max(\.amount * googol)
+                == Decimal(string: "161606298496680242900000000000000000000e127")!)
+        #expect(try edge.where(\.label == "e165").sum(\.amount * 2) == Decimal(string: "2\(zeros)e127")!)
+        #expect(try edge.where("amount * 2 > 1e165").count() == 1)
+        #expect(throws: SharkError.self) { try edge.where(\.label == "e65").max(\.amount * googol * 10) }
+        #expect(throws: SharkError.self) { try edge.where(\.label == "e165").sum(\.amount * 4) }
     }
 
     // MARK: Integers and computed values

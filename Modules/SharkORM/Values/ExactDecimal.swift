@@ -210,8 +210,9 @@ package struct ExactDecimal: Sendable, Hashable {
             keep -= 1
         } while !Self.fitsMantissa(digits)
         if digits.allSatisfy({ $0 == UInt8(ascii: "0") }) { return 0 }
-        // An exponent above Decimal's largest: move it into the mantissa while it fits.
-        while exponent > 127, digits.count < 38 {
+        // An exponent above Decimal's largest: move it into the mantissa while it fits (39
+        // digits when they stay below 2^128, as 1.6e165 needs).
+        while exponent > 127, Self.fitsMantissa(digits + [UInt8(ascii: "0")]) {
             digits.append(UInt8(ascii: "0"))
             exponent -= 1
         }
