@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SharkSQLCipher", targets: ["SharkSQLCipher"]),
         .library(name: "SharkSync", targets: ["SharkSync"]),
         .library(name: "SharkPostgres", targets: ["SharkPostgres"]),
+        .library(name: "SharkHub", targets: ["SharkHub"]),
         // The conformance suite, for a driver's test target: every check on its driver with one
         // parameterized test (docs/architecture.md, "Writing a driver").
         .library(name: "SharkDriverConformance", targets: ["SharkDriverConformance"]),
@@ -37,6 +38,9 @@ let package = Package(
         // The PostgreSQL driver's client (SharkPostgres), and the TLS settings it takes.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // The sync hub's HTTP server (SharkHub); its default traits (swift-configuration) are
+        // not needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     ],
     targets: [
         // The backend-agnostic core: models, schema, values, queries, the Store and the Driver protocol.
@@ -124,6 +128,18 @@ let package = Package(
             ],
             path: "Modules/SharkSync"
         ),
+        // The sync hub: spaces, device tokens and sealed files in a store of its own, served
+        // over HTTP (Hummingbird); it never holds a space's key.
+        .target(
+            name: "SharkHub",
+            dependencies: [
+                "SharkORM", "SharkSync",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Modules/SharkHub"
+        ),
         // The conformance suite as checks a driver's tests run (ConformanceSuite.cases(for:)).
         .target(
             name: "SharkDriverConformance",
@@ -145,6 +161,7 @@ let package = Package(
             name: "shark",
             dependencies: [
                 "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync", "SharkSQLiteCore", "SharkPostgres",
+                "SharkHub",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/shark"
@@ -221,6 +238,15 @@ let package = Package(
             name: "shark-postgres-transfers",
             dependencies: ["SharkORM", "SharkPostgres", "SharkSync"],
             path: "Tests/PostgresTransferWorker"
+        ),
+        // The hub's API in process (HummingbirdTesting), over each driver of its store.
+        .testTarget(
+            name: "SharkHubTests",
+            dependencies: [
+                "SharkHub", "SharkSync", "SharkTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/SharkHubTests"
         ),
         // Runs the `shark` executable as a subprocess against real files.
         .testTarget(

@@ -65,10 +65,13 @@ CONTEXT = {
     "changes": "[Change]",
     "change": "ResultsChange<Person>",
     "event": "CommitEvent",
+    "hub": "Hub",
+    "token": "DeviceToken",
 }
 
 MODULES = [
-    "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkMemory", "SharkSync", "SharkPostgres", "SharkDriverConformance",
+    "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkMemory", "SharkSync", "SharkPostgres", "SharkHub",
+    "SharkDriverConformance",
 ]
 
 DECLARATION = re.compile(

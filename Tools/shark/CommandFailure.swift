@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SharkHub
 import SharkORM
 import SharkSQLCipher
 import SharkSync
@@ -72,6 +73,11 @@ struct CommandFailure: Error {
                 .mergePolicy:
                 self.init(error.description, exitCode: Self.dataError)
             }
+        case let error as HubError:
+            switch error.reason {
+            case .notFound: self.init(error.message, exitCode: Self.noInput)
+            default: self.init(error.message, exitCode: Self.usage)
+            }
         case let error as CocoaError where error.code == .fileReadNoSuchFile:
             self.init("no such file: \(error.filePath ?? "?")", exitCode: Self.noInput)
         case let error as CocoaError:
@@ -106,18 +112,31 @@ struct CommandFailure: Error {
     }
 }
 
+/// `reportingFailures` for an async command's body.
+func reportingFailures(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch {
+        throw reported(error)
+    }
+}
+
 /// Runs a command's body, reporting any error as one line on standard error and exiting
 /// with its code.
 func reportingFailures(_ body: () throws -> Void) throws {
     do {
         try body()
-    } catch let exit as ExitCode {
-        throw exit
     } catch {
-        let failure = CommandFailure(describing: error)
-        Terminal.reportError(failure.message)
-        throw ExitCode(failure.exitCode)
+        throw reported(error)
     }
+}
+
+/// Reports `error` as one line on standard error, and returns the exit code to throw.
+private func reported(_ error: any Error) -> ExitCode {
+    if let exit = error as? ExitCode { return exit }
+    let failure = CommandFailure(describing: error)
+    Terminal.reportError(failure.message)
+    return ExitCode(failure.exitCode)
 }
 
 extension CocoaError {

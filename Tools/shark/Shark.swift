@@ -5,7 +5,7 @@ import SharkORM
 /// `shark`: SharkORM database files and change logs, without the app's model types. Everything
 /// it shows comes from the schemas and logical types each database records.
 @main
-struct Shark: ParsableCommand {
+struct Shark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shark",
         abstract: "Inspect, query, encrypt and sync SharkORM database files.",
@@ -37,16 +37,20 @@ struct Shark: ParsableCommand {
         subcommands: [
             InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, InspectCommand.self,
             VerifyCommand.self, DigestCommand.self, EncryptCommand.self, DecryptCommand.self, RekeyCommand.self,
-            BenchCommand.self,
+            BenchCommand.self, ServeCommand.self, HubCommand.self,
         ]
     )
 
     /// Runs the command line, with every error on one line of standard error (the argument
     /// parser's own errors print usage over several lines): `shark: error: …`.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             if code == .success {

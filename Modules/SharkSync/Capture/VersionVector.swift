@@ -24,8 +24,13 @@ public struct VersionVector: Sendable, Hashable, Codable, CustomStringConvertibl
     func covers(site: UUID, sequence: UInt64) -> Bool { self[site] >= sequence }
 
     /// Whether every change `other` counts is counted here too.
-    func covers(_ other: VersionVector) -> Bool {
+    package func covers(_ other: VersionVector) -> Bool {
         other.entries.allSatisfy { self[$0.key] >= $0.value }
+    }
+
+    /// Grows this vector to count what `other` counts too: the least vector covering both.
+    package mutating func formJoin(_ other: VersionVector) {
+        for (site, sequence) in other.entries where self[site] < sequence { self[site] = sequence }
     }
 
     /// What every one of `vectors` counts: the least of their entries, site by site (empty

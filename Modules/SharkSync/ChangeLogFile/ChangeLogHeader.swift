@@ -59,6 +59,16 @@ public struct ChangeLogHeader: Sendable {
         self.init(try ChangeLogReader.open(InMemoryChangeLogInput(data: data), key: key, limits: limits))
     }
 
+    /// Checks the envelope of a file without its key, as a relay that never holds the key
+    /// does (the sync hub): the preamble, the header and its checksum, the trailer's digest
+    /// over the whole file, every frame's lengths and checksum. The seals are not opened, so
+    /// this proves the file arrived as its writer finished it, not who wrote it.
+    package init(checkingEnvelopeOf input: some ChangeLogInput, limits: ChangeLogLimits = ChangeLogLimits())
+        throws(SyncError)
+    {
+        self.init(try ChangeLogReader.open(input, key: nil, limits: limits, envelopeOnly: true))
+    }
+
     /// Whether the file at `url` says its frames are sealed, read from its preamble alone
     /// (false for a file too short to say, or that cannot be opened: reading it will tell
     /// why). What decides whether to ask for a key.

@@ -9,7 +9,7 @@ import Foundation
 /// Where the bytes of a change log being read come from: a file read piece by piece, so that
 /// a log of ten million rows is never held whole, or bytes already in memory (the `Data`
 /// forms of the API, for small logs).
-protocol ChangeLogInput {
+package protocol ChangeLogInput {
     var length: Int { get }
     func bytes(at offset: Int, count: Int) throws(SyncError) -> [UInt8]
 }

@@ -33,9 +33,11 @@ enum ChangeLogReader {
     private static let digestPiece = 1 << 20
 
     /// Checks everything but the frames' contents, and returns the file ready to read.
-    static func open(_ input: some ChangeLogInput, key: ChangeLogKey?, limits: ChangeLogLimits) throws(SyncError)
-        -> OpenedChangeLog
-    {
+    /// `envelopeOnly`: a sealed file is checked without its key (everything but the seals:
+    /// what a relay that never holds the key can check), and its frames cannot be read.
+    static func open(
+        _ input: some ChangeLogInput, key: ChangeLogKey?, limits: ChangeLogLimits, envelopeOnly: Bool = false
+    ) throws(SyncError) -> OpenedChangeLog {
         let length = input.length
         guard length >= ChangeLogFormat.preambleLength,
             try input.bytes(at: 0, count: ChangeLogFormat.magic.count) == ChangeLogFormat.magic
@@ -106,6 +108,11 @@ enum ChangeLogReader {
         let headerDigest = Array(SHA256.hash(data: headerBytes))
         var fileKey: SealingKey?
         switch (encrypted, key) {
+        case (true, nil) where envelopeOnly:
+            // The seal authenticates the header with the file key; without it, only its
+            // length is checked, as the frames' checksums are below.
+            guard trailerStart - offset >= 12 + 16 else { throw .corrupt(.truncated, "the file ends early") }
+            offset += 12 + 16
         case (true, nil): throw .keyMismatch(.keyRequired, "the change log is encrypted: give its key")
         case (false, .some): throw .keyMismatch(.keyNotExpected, "the change log is not encrypted, yet a key was given")
         case (true, let key?):
@@ -390,6 +397,10 @@ struct OpenedChangeLog {
     func forEachFrame<Failure: Error>(_ body: (_ entityIndex: Int, _ rows: [RowChange]) throws(Failure) -> Void)
         throws -> SyncDigest?
     {
+        // A sealed file checked without its key (envelopeOnly) has no rows to give.
+        guard flags & ChangeLogFormat.encryptedFlag == 0 || fileKey != nil else {
+            throw SyncError.keyMismatch(.keyRequired, "the change log is encrypted: give its key")
+        }
         var digest: SyncDigest?
         var read = [Int](repeating: 0, count: header.entities.count)
         let (partial, fileKey, headerDigest) = (self.partial, self.fileKey, self.headerDigest)

@@ -1,0 +1,79 @@
+import Foundation
+import SharkORM
+import SharkSync
+
+/// An accepted file, as the hub lists it.
+public struct HubFileInfo: Sendable, Hashable, Codable {
+    /// Its place in the space: files are listed in this order, which is commit order.
+    public var sequence: Int64
+    public var fileID: UUID
+    /// The sync site that wrote it.
+    public var source: UUID
+    public var length: Int64
+    /// What its writer assumed the receiver had, and what it holds.
+    public var since: [String: UInt64]
+    public var vector: [String: UInt64]
+}
+
+/// A page of a space's accepted files, and what all of them hold together.
+public struct HubFileList: Sendable, Hashable, Codable {
+    public var files: [HubFileInfo]
+    /// Where the next page starts: the last sequence of this page (or the one asked after,
+    /// when the page is empty). List again after it while ``hasMore``.
+    public var next: Int64
+    /// Whether the space has files after this page.
+    public var hasMore: Bool
+    /// The sequence of the space's last accepted file.
+    public var lastSequence: Int64
+    /// What the space's files hold together (a version vector, site UUID to sequence).
+    public var held: [String: UInt64]
+}
+
+extension Hub {
+    /// The largest page ``files(in:after:limit:)`` returns.
+    static let pageLimit = 1000
+
+    /// The files of `space` accepted after `sequence`, in order, at most `limit`.
+    func files(in space: String, after sequence: Int64, limit: Int) async throws -> HubFileList {
+        guard sequence >= 0, (1...Self.pageLimit).contains(limit) else {
+            throw HubError(.badRequest, "after is 0 or more, limit 1 to \(Self.pageLimit)")
+        }
+        let store = self.store
+        return try await store.read { _ in
+            guard let owner = try store.find(HubSpace.self, id: space) else {
+                throw HubError(.notFound, "no space \(space)")
+            }
+            let files = try HubFile.query(in: store).where(\.space == space && \.sequence > sequence)
+                .orderBy(\.sequence).limit(limit).fetch()
+            let next = files.last?.sequence ?? sequence
+            return HubFileList(
+                files: files.map {
+                    HubFileInfo(
+                        sequence: $0.sequence, fileID: $0.fileID, source: $0.source ?? UUID(), length: $0.length,
+                        since: Self.entries($0.since), vector: Self.entries($0.vector))
+                },
+                next: next, hasMore: owner.lastSequence > next, lastSequence: owner.lastSequence,
+                held: Self.entries(owner.held))
+        }
+    }
+
+    /// The accepted file `fileID` of `space`: its row and length.
+    func acceptedFile(_ fileID: UUID, in space: String) async throws -> (row: Int64, length: Int64) {
+        guard
+            let file = try await HubFile.query(in: store).where(
+                \.space == space && \.fileID == fileID && \.sequence > 0
+            )
+            .first()
+        else { throw HubError(.notFound, "space \(space) has no file \(fileID)") }
+        return (file.id, file.length)
+    }
+
+    /// The stored chunk of file row `file` that starts at `offset`, or nil past its end.
+    func chunk(of file: Int64, at offset: Int64) async throws -> Data? {
+        try await HubChunk.query(in: store).where(\.file == file && \.offset == offset).first()?.bytes
+    }
+
+    static func entries(_ text: String) -> [String: UInt64] {
+        (try? JSONDecoder().decode([String: UInt64].self, from: Data(text.utf8))) ?? [:]
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import NIOFoundationCompat
+import SharkSync
+
+/// The hub's HTTP API (`docs/hub.md`), over a ``Hub``. Every route but `/v1/health` needs a
+/// device token (`Authorization: Bearer shk1.…`) that reaches the space in its path.
+///
+/// ```swift
+/// let router = HubServer(hub: hub).router()   // Hummingbird's `Application(router:)` serves it
+/// ```
+public struct HubServer: Sendable {
+    public let hub: Hub
+
+    public init(hub: Hub) { self.hub = hub }
+
+    /// The routes of the API.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: HubErrorMiddleware())
+        let hub = self.hub
+        router.get("v1/health") { _, _ in "ok" }
+        router.put("v1/spaces/:space/files/:file") { request, context -> Response in
+            let space = try context.parameters.require("space")
+            let device = try await hub.authenticate(request.headers[.authorization], space: space)
+            let fileID = try Self.fileID(context)
+            let query = request.uri.queryParameters
+            guard let offset = try Self.number(query.get("offset"), named: "offset"),
+                let length = try Self.number(query.get("length"), named: "length")
+            else { throw HubError(.badRequest, "a chunk names its offset and the file's length") }
+            let chunk: ByteBuffer
+            do {
+                chunk = try await request.body.collect(upTo: Hub.chunkLimit)
+            } catch is NIOTooManyBytesError {
+                throw HubError(.tooLarge, "a chunk holds at most \(Hub.chunkLimit) bytes")
+            }
+            let state = try await hub.receive(
+                chunk: Data(buffer: chunk), offset: offset, length: length, fileID: fileID, from: device)
+            return try Self.json(state, status: state.sequence == nil ? .accepted : .ok)
+        }
+        router.get("v1/spaces/:space/files") { request, context -> Response in
+            let space = try context.parameters.require("space")
+            _ = try await hub.authenticate(request.headers[.authorization], space: space)
+            let query = request.uri.queryParameters
+            let after = try Self.number(query.get("after"), named: "after") ?? 0
+            let limit = try Self.number(query.get("limit"), named: "limit") ?? 100
+            let list = try await hub.files(in: space, after: after, limit: Int(limit))
+            return try Self.json(list, status: .ok)
+        }
+        router.get("v1/spaces/:space/files/:file") { request, context -> Response in
+            let space = try context.parameters.require("space")
+            _ = try await hub.authenticate(request.headers[.authorization], space: space)
+            let file = try await hub.acceptedFile(try Self.fileID(context), in: space)
+            // Chunk by chunk from the database: a file is never held whole.
+            let body = ResponseBody(contentLength: Int(file.length)) { writer in
+                var offset: Int64 = 0
+                while offset < file.length {
+                    // A missing piece ends the response early, short of its length, so the
+                    // client sees the transfer fail rather than a shorter file.
+                    guard let bytes = try await hub.chunk(of: file.row, at: offset) else {
+                        throw HubError(.notFound, "file \(file.row) lacks its bytes from \(offset)")
+                    }
+                    try await writer.write(ByteBuffer(data: bytes))
+                    offset += Int64(bytes.count)
+                }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+        }
+        return router
+    }
+
+    /// A query parameter's integer, nil when it is absent; text that is not one is refused
+    /// rather than read as absent.
+    static func number(_ text: String?, named name: String) throws -> Int64? {
+        guard let text else { return nil }
+        guard let number = Int64(text) else { throw HubError(.badRequest, "\(name) is an integer, not \(text)") }
+        return number
+    }
+
+    static func fileID(_ context: BasicRequestContext) throws -> UUID {
+        guard let text = context.parameters.get("file"), let id = UUID(uuidString: text) else {
+            throw HubError(.badRequest, "a file is named by its UUID")
+        }
+        return id
+    }
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(data: try encoder.encode(value))))
+    }
+}
+
+/// Answers a ``HubError`` with its status and JSON body; anything else a handler throws is
+/// left to Hummingbird (a 500, or the status of its own errors).
+struct HubErrorMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as HubError {
+            return try HubServer.json(HubErrorBody(error), status: HTTPResponse.Status(code: error.statusCode))
+        }
+    }
+}
+
+/// Where and how a hub listens.
+public struct HubListener: Sendable, Hashable {
+    /// The address to bind: loopback unless the hub is meant to be reached from elsewhere.
+    public var host: String = "127.0.0.1"
+    /// The port; 0 takes any free one (``HubServer/serve(_:onRunning:)`` reports it).
+    public var port: Int = 8470
+    /// How long a connection may stay idle before the hub closes it.
+    public var idleTimeoutSeconds: Int64 = 60
+    /// How many connections the hub serves at once; more wait to be accepted.
+    public var maximumConnections: Int = 1000
+
+    public init(host: String = "127.0.0.1", port: Int = 8470) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Whether the address is this machine's alone, where plaintext HTTP exposes nothing.
+    public var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.") }
+}
+
+extension HubServer {
+    /// Serves the hub over HTTP until the process gets SIGTERM or SIGINT, then finishes the
+    /// requests under way and returns. `onRunning` gets the port bound (the one asked for, or
+    /// a free one for port 0).
+    ///
+    /// ```swift
+    /// try await HubServer(hub: hub).serve(HubListener(port: 8470)) { port in print("listening on \(port)") }
+    /// ```
+    public func serve(_ listener: HubListener, onRunning: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let application = Application(
+            router: router(),
+            server: .http1(configuration: .init(idleTimeout: .seconds(listener.idleTimeoutSeconds))),
+            configuration: .init(
+                address: .hostname(listener.host, port: listener.port), serverName: "shark-hub",
+                availableConnectionsDelegate: MaximumAvailableConnections(listener.maximumConnections)),
+            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? listener.port) })
+        try await application.runService()
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import SharkSync
+
+/// Why the hub refused a request: each reason is an HTTP status, and the response's JSON
+/// body says it (`{"error": "notCovered", "message": "…", …}`). Nothing a refused request
+/// sent is kept.
+public struct HubError: Error, Sendable, CustomStringConvertible {
+    public enum Reason: String, Sendable, CaseIterable {
+        /// No token, a malformed one, an unknown device or a wrong secret (401).
+        case unauthorized
+        /// A revoked token, or one that belongs to another space (403).
+        case forbidden
+        /// No such space or file (404).
+        case notFound
+        /// A malformed request: a missing or invalid parameter (400).
+        case badRequest
+        /// A chunk that does not start where the upload stands (409; ``HubError/received``
+        /// says where to go on from).
+        case uploadOffset
+        /// A file whose `since` the hub's files do not cover: something in between is
+        /// missing (409; export again since ``HubError/held``).
+        case notCovered
+        /// A file that is not a sealed change log of the space, whose envelope is damaged, or
+        /// whose source is not the token's device (422).
+        case rejectedFile
+        /// More than a chunk, or a file above the hub's largest (413).
+        case tooLarge
+        /// The space's storage quota would be exceeded (413).
+        case quotaExceeded
+        /// A file another device of the space is uploading (409).
+        case fileTaken
+        /// A device with as many unfinished uploads as the hub allows (429).
+        case tooManyUploads
+    }
+
+    public let reason: Reason
+    public let message: String
+    /// For ``Reason/uploadOffset``: the bytes the hub holds of the file.
+    public var received: Int64?
+    /// For ``Reason/notCovered``: what the space's files hold.
+    public var held: VersionVector?
+
+    init(_ reason: Reason, _ message: String, received: Int64? = nil, held: VersionVector? = nil) {
+        self.reason = reason
+        self.message = message
+        self.received = received
+        self.held = held
+    }
+
+    /// The HTTP status the hub answers with.
+    public var statusCode: Int {
+        switch reason {
+        case .unauthorized: return 401
+        case .forbidden: return 403
+        case .notFound: return 404
+        case .badRequest: return 400
+        case .uploadOffset, .notCovered, .fileTaken: return 409
+        case .rejectedFile: return 422
+        case .tooLarge, .quotaExceeded: return 413
+        case .tooManyUploads: return 429
+        }
+    }
+
+    public var description: String { "\(reason.rawValue): \(message)" }
+}
+
+/// A refusal as the hub's JSON body carries it.
+public struct HubErrorBody: Sendable, Hashable, Codable {
+    /// ``HubError/Reason``'s raw value.
+    public var error: String
+    public var message: String
+    public var received: Int64?
+    /// Site UUID to sequence.
+    public var held: [String: UInt64]?
+
+    init(_ error: HubError) {
+        self.error = error.reason.rawValue
+        self.message = error.message
+        self.received = error.received
+        self.held = error.held.map { vector in
+            Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })
+        }
+    }
+}

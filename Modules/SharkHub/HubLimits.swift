@@ -1,0 +1,21 @@
+/// What a hub lets one device or space take.
+///
+/// ```swift
+/// var limits = HubLimits()
+/// limits.maximumFileBytes = 256 << 20
+/// let small = try await Hub(store: Store(.memory), limits: limits)
+/// ```
+public struct HubLimits: Sendable, Hashable {
+    /// The largest file the hub accepts: 1 GiB.
+    public var maximumFileBytes: Int64 = 1 << 30
+    /// How many bytes a new space may hold unless its creation says otherwise: 10 GiB. An
+    /// upload reserves its whole length with its first chunk.
+    public var defaultQuotaBytes: Int64 = 10 << 30
+    /// The smallest chunk but a file's last: 64 KiB, so that a file is never stored or read
+    /// back as thousands of tiny pieces.
+    public var minimumChunkBytes = 64 << 10
+    /// How many unfinished uploads one device may have at once: 4.
+    public var maximumPendingUploads = 4
+
+    public init() {}
+}

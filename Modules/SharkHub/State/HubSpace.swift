@@ -1,0 +1,31 @@
+import Foundation
+import SharkORM
+
+/// One app database that devices sync through the hub: one sync lineage, its files in the
+/// order the hub accepted them, and what they hold together.
+@Model(entity: "hub_spaces")
+final class HubSpace {
+    /// The space's name, as in the hub's URLs.
+    var id: String
+    /// The sync lineage every file of the space must carry.
+    var lineage: String = ""
+    /// What the accepted files hold together (a version vector, as ``VectorText``): a file is
+    /// accepted only when this covers its `since`, so nothing in between is missing.
+    var held: String = "{}"
+    /// The sequence number of the last accepted file. Raised in the transaction that accepts
+    /// a file, so that numbers follow commit order even with several hub processes on one
+    /// database (two such transactions conflict on this row; one runs again).
+    var lastSequence: Int64 = 0
+    /// The bytes of files stored or being uploaded, against ``quotaBytes``.
+    var storedBytes: Int64 = 0
+    /// How many bytes the space may hold.
+    var quotaBytes: Int64 = 0
+    var createdAt: Date = Date(timeIntervalSince1970: 0)
+
+    init(id: String, lineage: String, quotaBytes: Int64, createdAt: Date) {
+        self.id = id
+        self.lineage = lineage
+        self.quotaBytes = quotaBytes
+        self.createdAt = createdAt
+    }
+}
