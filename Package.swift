@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "SharkSync", targets: ["SharkSync"]),
         .library(name: "SharkPostgres", targets: ["SharkPostgres"]),
         .library(name: "SharkHub", targets: ["SharkHub"]),
+        .library(name: "SharkHubClient", targets: ["SharkHubClient"]),
+        .library(name: "SharkHubAPI", targets: ["SharkHubAPI"]),
         // The conformance suite, for a driver's test target: every check on its driver with one
         // parameterized test (docs/architecture.md, "Writing a driver").
         .library(name: "SharkDriverConformance", targets: ["SharkDriverConformance"]),
@@ -41,6 +43,11 @@ let package = Package(
         // The sync hub's HTTP server (SharkHub); its default traits (swift-configuration) are
         // not needed.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        // The sync hub's client (SharkHubClient), and the event loops and thread pool under it.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Graceful shutdown of the hub's server, on a signal or a cancelled task.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // The backend-agnostic core: models, schema, values, queries, the Store and the Driver protocol.
@@ -128,17 +135,40 @@ let package = Package(
             ],
             path: "Modules/SharkSync"
         ),
+        // What the hub and its clients share: device tokens and the API's JSON bodies.
+        .target(
+            name: "SharkHubAPI",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Modules/SharkHubAPI"
+        ),
         // The sync hub: spaces, device tokens and sealed files in a store of its own, served
         // over HTTP (Hummingbird); it never holds a space's key.
         .target(
             name: "SharkHub",
             dependencies: [
-                "SharkORM", "SharkSync",
+                "SharkORM", "SharkSync", "SharkHubAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Modules/SharkHub"
+        ),
+        // A device's side of the hub: SyncClient pushes and pulls sealed files over HTTP
+        // (async-http-client), resuming uploads and retrying with backoff.
+        .target(
+            name: "SharkHubClient",
+            dependencies: [
+                "SharkORM", "SharkSync", "SharkHubAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            path: "Modules/SharkHubClient"
         ),
         // The conformance suite as checks a driver's tests run (ConformanceSuite.cases(for:)).
         .target(
@@ -161,7 +191,7 @@ let package = Package(
             name: "shark",
             dependencies: [
                 "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync", "SharkSQLiteCore", "SharkPostgres",
-                "SharkHub",
+                "SharkHub", "SharkHubClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/shark"
@@ -243,7 +273,7 @@ let package = Package(
         .testTarget(
             name: "SharkHubTests",
             dependencies: [
-                "SharkHub", "SharkSync", "SharkTestSupport",
+                "SharkHub", "SharkHubClient", "SharkSync", "SharkTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/SharkHubTests"

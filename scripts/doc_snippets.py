@@ -67,11 +67,13 @@ CONTEXT = {
     "event": "CommitEvent",
     "hub": "Hub",
     "token": "DeviceToken",
+    "client": "SyncClient",
+    "body": "Data",
 }
 
 MODULES = [
     "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkMemory", "SharkSync", "SharkPostgres", "SharkHub",
-    "SharkDriverConformance",
+    "SharkHubAPI", "SharkHubClient", "SharkDriverConformance",
 ]
 
 DECLARATION = re.compile(
@@ -214,7 +216,7 @@ def collect(repository):
                     sources += [(relative, module, where, code) for where, code in doc_comment_blocks(path)]
                 elif name.endswith(".md") and ".docc" in root:
                     sources += [(relative, module, where, code) for where, code in markdown_blocks(path)]
-    for guide in ["architecture.md", "errors.md", "values.md", "sync-format.md", "cli.md", "benchmarks.md"]:
+    for guide in ["architecture.md", "errors.md", "values.md", "sync-format.md", "cli.md", "benchmarks.md", "hub.md"]:
         path = os.path.join(repository, "docs", guide)
         if os.path.exists(path):
             sources += [(f"docs/{guide}", "docs", where, code) for where, code in markdown_blocks(path)]

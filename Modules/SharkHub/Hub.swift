@@ -1,4 +1,5 @@
 import Foundation
+import SharkHubAPI
 import SharkORM
 import SharkSync
 

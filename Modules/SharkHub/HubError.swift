@@ -1,4 +1,5 @@
 import Foundation
+import SharkHubAPI
 import SharkSync
 
 /// Why the hub refused a request: each reason is an HTTP status, and the response's JSON
@@ -64,21 +65,12 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(reason.rawValue): \(message)" }
 }
 
-/// A refusal as the hub's JSON body carries it.
-public struct HubErrorBody: Sendable, Hashable, Codable {
-    /// ``HubError/Reason``'s raw value.
-    public var error: String
-    public var message: String
-    public var received: Int64?
-    /// Site UUID to sequence.
-    public var held: [String: UInt64]?
-
+extension HubErrorBody {
     init(_ error: HubError) {
-        self.error = error.reason.rawValue
-        self.message = error.message
-        self.received = error.received
-        self.held = error.held.map { vector in
-            Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })
-        }
+        self.init(
+            error: error.reason.rawValue, message: error.message, received: error.received,
+            held: error.held.map { vector in
+                Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })
+            })
     }
 }

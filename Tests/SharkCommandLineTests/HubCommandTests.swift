@@ -1,4 +1,7 @@
 import Foundation
+import SharkORM
+import SharkSQLite
+import SharkSync
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -43,15 +46,8 @@ struct HubCommandTests {
             try? FileManager.default.removeItem(atPath: database)
             try? FileManager.default.removeItem(atPath: database + ".hub-lock")
         }
-        let server = Process()
-        server.executableURL = SharkProcess.executable
-        server.arguments = ["serve", database, "--port", "0"]
-        let errors = Pipe()
-        server.standardError = errors
-        server.standardOutput = Pipe()
-        try server.run()
+        let (server, port) = try Self.serve(database)
         defer { if server.isRunning { server.terminate() } }
-        let port = try #require(Self.listeningPort(errors.fileHandleForReading))
         let (body, response) = try await URLSession.shared.data(
             from: URL(string: "http://127.0.0.1:\(port)/v1/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -68,6 +64,77 @@ struct HubCommandTests {
         server.terminate()  // SIGTERM: a graceful stop
         server.waitUntilExit()
         #expect(server.terminationStatus == 0)
+    }
+
+    @Test("shark sync: two databases converge through shark serve; a wrong token and a missing key are refused")
+    func syncThroughServe() async throws {
+        let directory = try Fixtures.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let hubDatabase = directory.appendingPathComponent("hub.sqlite").path
+        let laptop = try Fixtures.plainDatabase(in: directory)
+        let phone = directory.appendingPathComponent("phone.sqlite").path
+        do {
+            let store = try Store(.sqlite(path: phone))
+            _ = try SyncEngine(store: store, lineage: Fixtures.lineage, models: [Member.self, Team.self])
+            try store.commit(Member(id: UUID(), name: "Dee", age: 41, joined: Date(), salary: 7, active: true))
+            store.close()
+        }
+        let keyFile = directory.appendingPathComponent("space.key").path
+        try String(repeating: "ab", count: 32).write(toFile: keyFile, atomically: true, encoding: .utf8)
+        #expect(
+            try SharkProcess.run(["hub", "create-space", hubDatabase, "team", "--lineage", Fixtures.lineage]).status
+                == 0)
+        var tokens: [String] = []
+        for device in ["laptop", "phone"] {
+            let added = try SharkProcess.run(["hub", "add-device", hubDatabase, "team", device])
+            #expect(added.status == 0, "\(added.error)")
+            tokens.append(added.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let (server, port) = try Self.serve(hubDatabase)
+        defer { if server.isRunning { server.terminate() } }
+        let hub = "http://127.0.0.1:\(port)"
+
+        func sync(_ database: String, token: String, extra: [String] = ["--log-key-file", keyFile]) throws
+            -> SharkProcess.Result
+        {
+            try SharkProcess.run(
+                ["sync", database, "--hub", hub, "--space", "team", "--json"] + extra,
+                environment: ["SHARK_HUB_TOKEN": token])
+        }
+        let first = try sync(laptop, token: tokens[0])
+        #expect(first.status == 0, "\(first.error)")
+        let summary = try JSONSerialization.jsonObject(with: first.outputData) as? [String: Any]
+        #expect(summary?["pushed"] as? [Int] == [1], "\(first.output)")
+        #expect(try sync(phone, token: tokens[1]).status == 0)
+        #expect(try sync(laptop, token: tokens[0]).status == 0)
+        for database in [laptop, phone] {
+            let store = try Store(.sqlite(path: database, readOnly: true))
+            #expect(try await Member.query(in: store).count() == 4)
+            store.close()
+        }
+        // Text that is not a token, and no space key: refused before the hub is asked.
+        let wrongToken = try sync(laptop, token: "shk1.not-a-token")
+        #expect(wrongToken.status == 77 && wrongToken.error.contains("token"))
+        let noKey = try sync(phone, token: tokens[1], extra: [])
+        #expect(noKey.status == 64 && noKey.error.contains("sealed"))
+        server.terminate()
+        server.waitUntilExit()
+    }
+
+    /// `shark serve DATABASE` on a free port, once it says where it listens.
+    static func serve(_ database: String) throws -> (Process, port: Int) {
+        let server = Process()
+        server.executableURL = SharkProcess.executable
+        server.arguments = ["serve", database, "--port", "0"]
+        let errors = Pipe()
+        server.standardError = errors
+        server.standardOutput = Pipe()
+        try server.run()
+        guard let port = Self.listeningPort(errors.fileHandleForReading) else {
+            server.terminate()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "shark serve did not start"])
+        }
+        return (server, port)
     }
 
     /// Reads standard error until the server says where it listens.

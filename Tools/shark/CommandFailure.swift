@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SharkHub
+import SharkHubClient
 import SharkORM
 import SharkSQLCipher
 import SharkSync
@@ -72,6 +73,18 @@ struct CommandFailure: Error {
             case .notAChangeLog, .unsupportedFormatVersion, .corrupt, .tooLarge, .foreignLineage, .belowHorizon,
                 .mergePolicy:
                 self.init(error.description, exitCode: Self.dataError)
+            }
+        case let error as SyncClientError:
+            switch error.reason {
+            case .unauthorized, .forbidden:
+                self.init(
+                    "\(error.message): check the token given with --token-file, --token-env or SHARK_HUB_TOKEN",
+                    exitCode: Self.permission)
+            case .notFound, .insecureAddress: self.init(error.message, exitCode: Self.usage)
+            case .rejectedFile: self.init(error.message, exitCode: Self.dataError)
+            case .unavailable, .busy: self.init(error.message, exitCode: Self.temporaryFailure)
+            case .quotaExceeded, .stateFolder: self.init(error.message, exitCode: Self.cannotCreate)
+            case .refused, .badResponse: self.init(error.message, exitCode: Self.unavailable)
             }
         case let error as HubError:
             switch error.reason {

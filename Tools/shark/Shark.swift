@@ -37,7 +37,7 @@ struct Shark: AsyncParsableCommand {
         subcommands: [
             InfoCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self, InspectCommand.self,
             VerifyCommand.self, DigestCommand.self, EncryptCommand.self, DecryptCommand.self, RekeyCommand.self,
-            BenchCommand.self, ServeCommand.self, HubCommand.self,
+            BenchCommand.self, ServeCommand.self, HubCommand.self, SyncCommand.self,
         ]
     )
 

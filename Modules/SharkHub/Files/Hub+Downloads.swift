@@ -1,33 +1,7 @@
 import Foundation
+import SharkHubAPI
 import SharkORM
 import SharkSync
-
-/// An accepted file, as the hub lists it.
-public struct HubFileInfo: Sendable, Hashable, Codable {
-    /// Its place in the space: files are listed in this order, which is commit order.
-    public var sequence: Int64
-    public var fileID: UUID
-    /// The sync site that wrote it.
-    public var source: UUID
-    public var length: Int64
-    /// What its writer assumed the receiver had, and what it holds.
-    public var since: [String: UInt64]
-    public var vector: [String: UInt64]
-}
-
-/// A page of a space's accepted files, and what all of them hold together.
-public struct HubFileList: Sendable, Hashable, Codable {
-    public var files: [HubFileInfo]
-    /// Where the next page starts: the last sequence of this page (or the one asked after,
-    /// when the page is empty). List again after it while ``hasMore``.
-    public var next: Int64
-    /// Whether the space has files after this page.
-    public var hasMore: Bool
-    /// The sequence of the space's last accepted file.
-    public var lastSequence: Int64
-    /// What the space's files hold together (a version vector, site UUID to sequence).
-    public var held: [String: UInt64]
-}
 
 extension Hub {
     /// The largest page ``files(in:after:limit:)`` returns.

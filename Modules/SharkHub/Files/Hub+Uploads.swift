@@ -1,16 +1,7 @@
 import Foundation
+import SharkHubAPI
 import SharkORM
 import SharkSync
-
-/// Where an upload stands, as the hub answers each chunk.
-public struct UploadState: Sendable, Hashable, Codable {
-    public var fileID: UUID
-    /// The bytes the hub holds: the next chunk starts here.
-    public var received: Int64
-    public var length: Int64
-    /// The file's place in its space once accepted (the upload is then done); nil before.
-    public var sequence: Int64?
-}
 
 extension Hub {
     /// Stores one chunk of the file `fileID`, `length` bytes in all, at `offset`, from

@@ -2,8 +2,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import Logging
 import NIOCore
 import NIOFoundationCompat
+import ServiceLifecycle
+import SharkHubAPI
 import SharkSync
 
 /// The hub's HTTP API (`docs/hub.md`), over a ``Hub``. Every route but `/v1/health` needs a
@@ -134,9 +137,9 @@ public struct HubListener: Sendable, Hashable {
 }
 
 extension HubServer {
-    /// Serves the hub over HTTP until the process gets SIGTERM or SIGINT, then finishes the
-    /// requests under way and returns. `onRunning` gets the port bound (the one asked for, or
-    /// a free one for port 0).
+    /// Serves the hub over HTTP until the process gets SIGTERM or SIGINT, or the calling task
+    /// is cancelled, then finishes the requests under way and returns. `onRunning` gets the
+    /// port bound (the one asked for, or a free one for port 0).
     ///
     /// ```swift
     /// try await HubServer(hub: hub).serve(HubListener(port: 8470)) { port in print("listening on \(port)") }
@@ -149,6 +152,17 @@ extension HubServer {
                 address: .hostname(listener.host, port: listener.port), serverName: "shark-hub",
                 availableConnectionsDelegate: MaximumAvailableConnections(listener.maximumConnections)),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? listener.port) })
-        try await application.runService()
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [application], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Logger(label: "shark-hub")))
+        // The group runs in a task of its own, so that cancelling the caller shuts it down
+        // gracefully, as SIGTERM does, rather than cutting the connections under way.
+        let running = Task { try await group.run() }
+        try await withTaskCancellationHandler {
+            try await running.value
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
+        }
     }
 }

@@ -20,7 +20,7 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     static let prefix = "shk1"
 
     /// A new token for `device`, its secret from the system's secure random generator.
-    init(device: UUID) {
+    package init(device: UUID) {
         var generator = SystemRandomNumberGenerator()
         self.device = device
         self.secret = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
@@ -57,11 +57,11 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(Self.prefix).\(device.uuidString.lowercased()).…" }
 
     /// What the hub stores in place of the secret.
-    var secretDigest: Data { Data(SHA256.hash(data: secret)) }
+    package var secretDigest: Data { Data(SHA256.hash(data: secret)) }
 
     /// Whether this token's secret hashes to `stored`, compared in time that does not depend
     /// on where they differ.
-    func matches(_ stored: Data) -> Bool {
+    package func matches(_ stored: Data) -> Bool {
         let digest = secretDigest
         guard stored.count == digest.count else { return false }
         var difference: UInt8 = 0

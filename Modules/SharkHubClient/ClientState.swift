@@ -1,0 +1,74 @@
+import Foundation
+
+/// What a device remembers between syncs, in `state.json` of its state folder: how far it
+/// pulled the hub's list, and the file it is pushing. The pending file's bytes sit beside it
+/// (`pending.sharklog`) until the hub accepts them: an export is not byte-reproducible (a new
+/// file id, a new nonce), so an upload cut off resumes with the very same bytes.
+///
+/// Losing the folder loses nothing the hub holds: the device lists from the start again and
+/// downloads only files whose changes it lacks; an unfinished upload is exported afresh.
+struct ClientState: Codable, Sendable, Equatable {
+    /// Whose state this is: a folder reused for another hub, space or database starts afresh.
+    var hub: String
+    var space: String
+    var site: UUID
+    /// The hub's sequence of the last file this device went past (imported or skipped).
+    var pulledThrough: Int64 = 0
+    /// The file being pushed, until the hub accepts or refuses it.
+    var pending: PendingFile?
+
+    struct PendingFile: Codable, Sendable, Equatable {
+        var fileID: UUID
+        var length: Int64
+        /// The bytes the hub said it held at the last answer: an upload resumes there (the
+        /// hub corrects it when it holds fewer).
+        var received: Int64 = 0
+        /// What the file holds (site UUID to sequence), joined to the hub's vector once accepted.
+        var vector: [String: UInt64]
+    }
+
+    static let fileName = "state.json"
+    static let pendingName = "pending.sharklog"
+    static let downloadName = "download.sharklog"
+
+    /// The state in `folder` for this hub, space and site, or a fresh one.
+    static func load(from folder: URL, hub: String, space: String, site: UUID) async throws -> ClientState {
+        let fresh = ClientState(hub: hub, space: space, site: site)
+        let url = folder.appendingPathComponent(fileName)
+        return try await BlockingIO.run {
+            guard FileManager.default.fileExists(atPath: url.path) else { return fresh }
+            let data: Data
+            do { data = try Data(contentsOf: url) } catch {
+                throw SyncClientError(.stateFolder, "cannot read \(url.path): \(error)")
+            }
+            // A damaged state file costs a listing from the start, not the sync.
+            guard let state = try? JSONDecoder().decode(ClientState.self, from: data),
+                state.hub == hub, state.space == space, state.site == site
+            else { return fresh }
+            // A pending file whose bytes are gone is exported again.
+            if let pending = state.pending {
+                let bytes = folder.appendingPathComponent(pendingName)
+                let size = (try? bytes.resourceValues(forKeys: [.fileSizeKey]))?.fileSize
+                if size.map(Int64.init) != pending.length {
+                    var repaired = state
+                    repaired.pending = nil
+                    return repaired
+                }
+            }
+            return state
+        }
+    }
+
+    /// Writes the state whole or not at all (a temporary file renamed over the old one).
+    func save(to folder: URL) async throws {
+        let url = folder.appendingPathComponent(Self.fileName)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = try encoder.encode(self)
+        try await BlockingIO.run {
+            do { try data.write(to: url, options: .atomic) } catch {
+                throw SyncClientError(.stateFolder, "cannot write \(url.path): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import SharkSync
+
+extension SyncClient {
+    /// Lists the hub's files after the last one this device went past, page by page, and
+    /// imports each it lacks, in the hub's order. Returns what the hub holds.
+    ///
+    /// A file is skipped without downloading when it is the device's own or when the
+    /// device's vector covers it (its changes came another way, or before a state folder was
+    /// lost). The state is saved after each file, so a sync cut off goes on from there.
+    func pull(through connection: HubConnection, state: inout ClientState, report: inout SyncReport) async throws
+        -> VersionVector
+    {
+        connection.progress(.listing(after: state.pulledThrough))
+        var page = try await connection.files(after: state.pulledThrough)
+        // A hub restored from a backup numbers files again from an earlier point: list from
+        // the start (the vector check keeps what the device holds from being downloaded).
+        if page.lastSequence < state.pulledThrough {
+            state.pulledThrough = 0
+            connection.progress(.listing(after: 0))
+            page = try await connection.files(after: 0)
+        }
+        var vector = try await engine.versionVector()
+        let download = stateFolder.appendingPathComponent(ClientState.downloadName)
+        while true {
+            for file in page.files {
+                let fileVector = try Self.vector(file.vector)
+                if file.source == engine.site || vector.covers(fileVector) {
+                    report.filesSkipped += 1
+                } else {
+                    try await connection.download(file, to: download)
+                    let summary = try await engine.importChanges(from: download, key: key)
+                    try? await BlockingIO.run { try FileManager.default.removeItem(at: download) }
+                    vector.formJoin(fileVector)
+                    report.filesPulled += 1
+                    report.rowsApplied += summary.rowsApplied
+                    report.bytesDownloaded += file.length
+                    connection.progress(.imported(file: file.fileID, rowsApplied: summary.rowsApplied))
+                }
+                state.pulledThrough = file.sequence
+                try await state.save(to: stateFolder)
+            }
+            guard page.hasMore else { break }
+            connection.progress(.listing(after: page.next))
+            page = try await connection.files(after: page.next)
+        }
+        return try Self.vector(page.held)
+    }
+
+    /// A vector as the hub's JSON carries it.
+    static func vector(_ entries: [String: UInt64]) throws -> VersionVector {
+        var vector = VersionVector()
+        for (site, sequence) in entries {
+            guard let uuid = UUID(uuidString: site) else {
+                throw SyncClientError(
+                    .badResponse, "the hub sent a version vector with a site that is not a UUID: \(site)")
+            }
+            vector[uuid] = sequence
+        }
+        return vector
+    }
+
+    static func entries(_ vector: VersionVector) -> [String: UInt64] {
+        Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })
+    }
+}

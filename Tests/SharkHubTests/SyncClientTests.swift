@@ -1,0 +1,158 @@
+import Foundation
+import SharkHub
+import SharkHubClient
+import SharkORM
+import SharkSync
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The client against a real hub listening on loopback: what an app does, over HTTP.
+@Suite("Hub: SyncClient over a live hub")
+struct SyncClientTests {
+    /// Runs `body` with the address of `hub` served on a free loopback port, then stops it.
+    static func withLiveHub<T: Sendable>(_ hub: Hub, _ body: (URL) async throws -> T) async throws -> T {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let server = Task {
+            try await HubServer(hub: hub).serve(HubListener(host: "127.0.0.1", port: 0)) { port in
+                continuation.yield(port)
+                continuation.finish()
+            }
+        }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        do {
+            let result = try await body(URL(string: "http://127.0.0.1:\(port)")!)
+            server.cancel()
+            _ = await server.result
+            return result
+        } catch {
+            server.cancel()
+            _ = await server.result
+            throw error
+        }
+    }
+
+    /// A client for `device` with a state folder of its own and small chunks.
+    static func client(_ device: TestDevice, hub address: URL, folder: URL? = nil, chunkBytes: Int = 64 << 10)
+        -> SyncClient
+    {
+        var options = SyncClient.Options(
+            stateFolder: folder
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent("sync-client-\(UUID().uuidString)"))
+        options.chunkBytes = chunkBytes
+        options.retry = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(20))
+        // A refused connection is tried again by the HTTP client until this deadline.
+        options.requestTimeout = .seconds(2)
+        return SyncClient(
+            engine: device.engine, hub: address, space: "notes", token: device.token, key: sealingKey,
+            options: options)
+    }
+
+    @Test(
+        "three devices converge through a live hub, a large file in several chunks",
+        arguments: [HubStoreDriver.sqlite, .postgres])
+    func threeDevicesConverge(driver: HubStoreDriver) async throws {
+        let hub = try await makeHub(driver)
+        let devices = [
+            try await TestDevice(hub: hub, name: "laptop"), try await TestDevice(hub: hub, name: "phone"),
+            try await TestDevice(hub: hub, name: "tablet"),
+        ]
+        try devices[0].write("a", noise(300_000))
+        try devices[1].write("b")
+        try devices[2].write("c", "d")
+        try await Self.withLiveHub(hub) { address in
+            let clients = devices.map { Self.client($0, hub: address) }
+            let first = try await clients[0].sync()
+            #expect(first.filesPushed == [1] && first.filesPulled == 0)
+            #expect(first.bytesUploaded > 200_000)  // base64 noise compresses to 3/4
+            _ = try await clients[1].sync()
+            _ = try await clients[2].sync()
+            try devices[1].write("e")
+            for client in clients + clients { _ = try await client.sync() }
+            // Nothing left to move.
+            let quiet = try await clients[0].sync()
+            #expect(quiet.filesPulled == 0 && quiet.filesPushed.isEmpty)
+        }
+        let expected = try devices[0].texts()
+        #expect(expected.count == 6)
+        for device in devices {
+            #expect(try device.texts() == expected)
+            #expect(try await device.engine.digest() == devices[0].engine.digest())
+        }
+    }
+
+    @Test("an upload cut off resumes with the same bytes; a lost state folder downloads nothing again")
+    func resumeAndLostState() async throws {
+        let hub = try await makeHub(.sqlite)
+        let laptop = try await TestDevice(hub: hub, name: "laptop")
+        let phone = try await TestDevice(hub: hub, name: "phone")
+        try laptop.write(noise(400_000))
+        try phone.write("from the phone")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-client-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Self.withLiveHub(hub) { address in
+            let client = Self.client(laptop, hub: address, folder: folder)
+            // Cancelled once the hub holds the first chunk.
+            let cut = Task {
+                try await client.sync { step in
+                    if case .uploading = step { withUnsafeCurrentTask { $0?.cancel() } }
+                }
+            }
+            await #expect(throws: (any Error).self) { try await cut.value }
+            let pending = try Data(contentsOf: folder.appendingPathComponent("pending.sharklog"))
+            let resumed = try await client.sync()
+            #expect(resumed.filesPushed == [1])
+            // Only what the hub lacked went again.
+            #expect(resumed.bytesUploaded < Int64(pending.count))
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("pending.sharklog").path))
+            #expect(try await storedCounts(hub).bytes == Int64(pending.count))
+
+            _ = try await Self.client(phone, hub: address).sync()
+            _ = try await client.sync()
+            // The folder lost: the hub's files are listed again, none downloaded again.
+            try FileManager.default.removeItem(at: folder)
+            let again = try await client.sync()
+            #expect(again.filesPulled == 0 && again.filesSkipped == 2 && again.filesPushed.isEmpty)
+        }
+        #expect(try laptop.texts().count == 2)
+    }
+
+    @Test("a revoked token, a wrong space, an unreachable hub, plaintext off loopback and a busy folder")
+    func failures() async throws {
+        let hub = try await makeHub(.memory)
+        let laptop = try await TestDevice(hub: hub, name: "laptop")
+        try laptop.write("x")
+        try await Self.withLiveHub(hub) { address in
+            let elsewhere = SyncClient(
+                engine: laptop.engine, hub: address, space: "other", token: laptop.token, key: sealingKey)
+            let wrongSpace = await #expect(throws: SyncClientError.self) { try await elsewhere.sync() }
+            #expect(wrongSpace?.reason == .forbidden)
+            try await hub.revokeDevice(laptop.token.device)
+            let error = await #expect(throws: SyncClientError.self) {
+                try await Self.client(laptop, hub: address).sync()
+            }
+            #expect(error?.reason == .forbidden && error?.status == 403)
+        }
+        var unreachable = Self.client(laptop, hub: URL(string: "http://127.0.0.1:1")!)
+        let gone = await #expect(throws: SyncClientError.self) { try await unreachable.sync() }
+        #expect(gone?.reason == .unavailable)
+
+        unreachable = SyncClient(
+            engine: laptop.engine, hub: URL(string: "http://hub.example.com")!, space: "notes", token: laptop.token,
+            key: sealingKey)
+        let plaintext = await #expect(throws: SyncClientError.self) { try await unreachable.sync() }
+        #expect(plaintext?.reason == .insecureAddress)
+
+        // Another sync (here: another process's lock) holds the folder.
+        let client = Self.client(laptop, hub: URL(string: "http://127.0.0.1:1")!)
+        try FileManager.default.createDirectory(at: client.stateFolder, withIntermediateDirectories: true)
+        let descriptor = open(client.stateFolder.appendingPathComponent("lock").path, O_RDWR | O_CREAT, 0o600)
+        #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        defer { close(descriptor) }
+        let busy = await #expect(throws: SyncClientError.self) { try await client.sync() }
+        #expect(busy?.reason == .busy)
+    }
+}
