@@ -29,7 +29,8 @@ public struct UploadState: Sendable, Hashable, Codable {
 /// An accepted file, as the hub lists it.
 ///
 /// ```swift
-/// for file in list.files where file.source != mySite { print(file.sequence, file.length) }
+/// let page = try JSONDecoder().decode(HubFileList.self, from: body)
+/// for file in page.files where file.source != sync.site { print(file.sequence, file.length) }
 /// ```
 public struct HubFileInfo: Sendable, Hashable, Codable {
     /// Its place in the space: files are listed in this order, which is commit order.

@@ -17,7 +17,7 @@ import SharkSync
 /// let engine = try SyncEngine(store: store, lineage: "notes-app", models: [Note.self])
 /// let client = SyncClient(
 ///     engine: engine, hub: URL(string: "https://hub.example.com")!, space: "notes",
-///     token: token, key: spaceKey)
+///     token: token, key: key)
 /// let report = try await client.sync()
 /// print("pulled \(report.filesPulled), pushed \(report.filesPushed.count)")
 /// ```
