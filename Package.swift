@@ -150,6 +150,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -281,7 +282,10 @@ let package = Package(
         // Runs the `shark` executable as a subprocess against real files.
         .testTarget(
             name: "SharkCommandLineTests",
-            dependencies: ["shark", "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync", "SharkPostgres"],
+            dependencies: [
+                "shark", "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkMemory", "SharkSync", "SharkPostgres",
+                "SharkHubClient",
+            ],
             path: "Tests/SharkCommandLineTests"
         ),
     ],

@@ -32,6 +32,8 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case fileTaken
         /// A device with as many unfinished uploads as the hub allows (429).
         case tooManyUploads
+        /// A device or an address over its requests per minute (429, with `Retry-After`).
+        case rateLimited
     }
 
     public let reason: Reason
@@ -40,6 +42,8 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
     public var received: Int64?
     /// For ``Reason/notCovered``: what the space's files hold.
     public var held: VersionVector?
+    /// For ``Reason/rateLimited``: the seconds until a request is let through again.
+    public var retryAfter: Int?
 
     init(_ reason: Reason, _ message: String, received: Int64? = nil, held: VersionVector? = nil) {
         self.reason = reason
@@ -58,7 +62,7 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case .uploadOffset, .notCovered, .fileTaken: return 409
         case .rejectedFile: return 422
         case .tooLarge, .quotaExceeded: return 413
-        case .tooManyUploads: return 429
+        case .tooManyUploads, .rateLimited: return 429
         }
     }
 

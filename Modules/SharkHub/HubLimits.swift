@@ -16,6 +16,15 @@ public struct HubLimits: Sendable, Hashable {
     public var minimumChunkBytes = 64 << 10
     /// How many unfinished uploads one device may have at once: 4.
     public var maximumPendingUploads = 4
+    /// Requests a device may make per minute (all at once, then one every `60 / n`
+    /// seconds), counted by each hub process on its own; then `429 rateLimited` with
+    /// `Retry-After`. 0: no limit. 1,200 by default: a 1 GiB file is 1,024 chunks.
+    public var requestsPerMinutePerDevice = 1200
+    /// Requests an address may make per minute, authenticated or not, counted before the
+    /// token is checked, so that a flood never reaches the database. `/v1/health` is not
+    /// counted. Behind a reverse proxy every request comes from the proxy's address: set 0
+    /// there and limit at the proxy. 0: no limit.
+    public var requestsPerMinutePerAddress = 3000
 
     public init() {}
 }

@@ -7,13 +7,16 @@ import Foundation
 ///
 /// Losing the folder loses nothing the hub holds: the device lists from the start again and
 /// downloads only files whose changes it lacks; an unfinished upload is exported afresh.
+/// The hub's address is not part of it: one hub reached by another name keeps the state, and
+/// another hub (or one restored from a backup) is told apart by ``lastFileID``.
 struct ClientState: Codable, Sendable, Equatable {
-    /// Whose state this is: a folder reused for another hub, space or database starts afresh.
-    var hub: String
+    /// Whose state this is: a folder reused for another space or database starts afresh.
     var space: String
     var site: UUID
     /// The hub's sequence of the last file this device went past (imported or skipped).
     var pulledThrough: Int64 = 0
+    /// That file's id: listed again at the next sync, it must still hold that sequence.
+    var lastFileID: UUID?
     /// The file being pushed, until the hub accepts or refuses it.
     var pending: PendingFile?
 
@@ -31,9 +34,9 @@ struct ClientState: Codable, Sendable, Equatable {
     static let pendingName = "pending.sharklog"
     static let downloadName = "download.sharklog"
 
-    /// The state in `folder` for this hub, space and site, or a fresh one.
-    static func load(from folder: URL, hub: String, space: String, site: UUID) async throws -> ClientState {
-        let fresh = ClientState(hub: hub, space: space, site: site)
+    /// The state in `folder` for this space and site, or a fresh one.
+    static func load(from folder: URL, space: String, site: UUID) async throws -> ClientState {
+        let fresh = ClientState(space: space, site: site)
         let url = folder.appendingPathComponent(fileName)
         return try await BlockingIO.run {
             guard FileManager.default.fileExists(atPath: url.path) else { return fresh }
@@ -43,7 +46,7 @@ struct ClientState: Codable, Sendable, Equatable {
             }
             // A damaged state file costs a listing from the start, not the sync.
             guard let state = try? JSONDecoder().decode(ClientState.self, from: data),
-                state.hub == hub, state.space == space, state.site == site
+                state.space == space, state.site == site
             else { return fresh }
             // A pending file whose bytes are gone is exported again.
             if let pending = state.pending {

@@ -54,7 +54,7 @@ struct HubConnection: Sendable {
             let response = try await execute(request)
             guard response.status == .ok else {
                 let body = try await response.body.collect(upTo: Self.jsonLimit)
-                throw try Self.failure(status: response.status, body: body)
+                throw Self.failure(response, body: body)
             }
             let sink = try await DownloadSink.create(url)
             var received: Int64 = 0
@@ -101,7 +101,7 @@ struct HubConnection: Sendable {
             let response = try await execute(request)
             let body = try await response.body.collect(upTo: Self.jsonLimit)
             guard (200..<300).contains(response.status.code) else {
-                let failure = try Self.failure(status: response.status, body: body)
+                let failure = Self.failure(response, body: body)
                 if let refusal = failure as? Refusal { return .refused(refusal.body, status: refusal.status) }
                 throw failure
             }
@@ -131,11 +131,13 @@ struct HubConnection: Sendable {
 
     /// What a status that is not 2xx means: transient (5xx, and 429 unless it says this
     /// device has too many unfinished uploads), or the hub's refusal.
-    private static func failure(status: HTTPResponseStatus, body: ByteBuffer) throws -> Error {
+    private static func failure(_ response: HTTPClientResponse, body: ByteBuffer) -> Error {
         let refusal = try? JSONDecoder().decode(HubErrorBody.self, from: Data(buffer: body))
-        let code = Int(status.code)
+        let code = Int(response.status.code)
         if code >= 500 || (code == 429 && refusal?.error != "tooManyUploads") {
-            return TransientFailure("the hub answered \(code) \(refusal?.message ?? status.reasonPhrase)")
+            return TransientFailure(
+                "the hub answered \(code) \(refusal?.message ?? response.status.reasonPhrase)",
+                retryAfter: response.headers.first(name: "Retry-After").flatMap { Int($0) })
         }
         guard let refusal else {
             return SyncClientError(.badResponse, "the hub answered \(code) without saying why", status: code)
@@ -155,7 +157,9 @@ struct HubConnection: Sendable {
                     throw SyncClientError(
                         .unavailable, "the hub could not be reached after \(attempt) attempts: \(failure.message)")
                 }
-                let delay = retry.delay(after: attempt)
+                var delay = retry.delay(after: attempt)
+                // The hub's Retry-After, as far as the policy's longest wait.
+                if let wait = failure.retryAfter { delay = max(delay, min(.seconds(wait), retry.maximumDelay)) }
                 progress(.retrying(attempt: attempt, delay: delay, reason: failure.message))
                 retries.add()
                 try await Task.sleep(for: delay)
@@ -168,7 +172,13 @@ struct HubConnection: Sendable {
 /// A failure that may pass: tried again.
 struct TransientFailure: Error {
     let message: String
-    init(_ message: String) { self.message = message }
+    /// The seconds the hub asked to wait (`Retry-After`), if it did.
+    let retryAfter: Int?
+
+    init(_ message: String, retryAfter: Int? = nil) {
+        self.message = message
+        self.retryAfter = retryAfter
+    }
 }
 
 /// The hub's refusal, with its body.

@@ -12,13 +12,20 @@ extension SyncClient {
         -> VersionVector
     {
         connection.progress(.listing(after: state.pulledThrough))
-        var page = try await connection.files(after: state.pulledThrough)
-        // A hub restored from a backup numbers files again from an earlier point: list from
-        // the start (the vector check keeps what the device holds from being downloaded).
-        if page.lastSequence < state.pulledThrough {
-            state.pulledThrough = 0
-            connection.progress(.listing(after: 0))
-            page = try await connection.files(after: 0)
+        // The last file the device went past is listed again. Another file under its number
+        // means the numbering changed (a hub restored from a backup, then given new files, or
+        // another hub): list from the start; the vector check keeps what the device holds
+        // from being downloaded again.
+        var page = try await connection.files(after: max(0, state.pulledThrough - 1))
+        if state.pulledThrough > 0 {
+            if let first = page.files.first, first.sequence == state.pulledThrough, first.fileID == state.lastFileID {
+                page.files.removeFirst()
+            } else {
+                state.pulledThrough = 0
+                state.lastFileID = nil
+                connection.progress(.listing(after: 0))
+                page = try await connection.files(after: 0)
+            }
         }
         var vector = try await engine.versionVector()
         let download = stateFolder.appendingPathComponent(ClientState.downloadName)
@@ -38,6 +45,7 @@ extension SyncClient {
                     connection.progress(.imported(file: file.fileID, rowsApplied: summary.rowsApplied))
                 }
                 state.pulledThrough = file.sequence
+                state.lastFileID = file.fileID
                 try await state.save(to: stateFolder)
             }
             guard page.hasMore else { break }

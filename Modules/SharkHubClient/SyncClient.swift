@@ -100,8 +100,7 @@ public struct SyncClient: Sendable {
             requestTimeout: TimeAmount(options.requestTimeout), progress: progress, retries: RetryCounter())
         let outcome: Result<SyncReport, Error>
         do {
-            var state = try await ClientState.load(
-                from: folder, hub: hub.absoluteString, space: space, site: engine.site)
+            var state = try await ClientState.load(from: folder, space: space, site: engine.site)
             var report = SyncReport()
             let held = try await pull(through: connection, state: &state, report: &report)
             try await push(through: connection, held: held, state: &state, report: &report)

@@ -34,12 +34,16 @@ struct HubFaultTests {
     static let deviceCount = 20
     static let rounds = 5
 
-    @Test("20 devices on mixed drivers converge through two hub processes killed mid-upload; nothing acknowledged is lost")
+    @Test(
+        "20 devices on mixed drivers converge through two hub processes killed mid-upload; nothing acknowledged is lost"
+    )
     func devicesConvergeThroughKilledHubs() async throws {
         let server = try PostgresCommandTests.Server()
-        let seed = ProcessInfo.processInfo.environment["SHARK_HUB_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
+        let seed =
+            ProcessInfo.processInfo.environment["SHARK_HUB_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 1...UInt64.max)
         var random = SeededRandom(seed: seed)
-        let context = Comment(rawValue: "SHARK_HUB_SEED=\(seed)")
+        let replay = "replay with SHARK_HUB_SEED=\(seed)"
         let hubSchema = "hubfault_\(UUID().uuidString.prefix(8).lowercased())"
         let folder = try Fixtures.directory()
         var schemas = [hubSchema]
@@ -49,7 +53,8 @@ struct HubFaultTests {
         }
         let hubURL = server.url(schema: hubSchema)
         let password = ["--password-file", server.passwordFile]
-        let created = try SharkProcess.run(["hub", "create-space", hubURL, "notes", "--lineage", Self.lineage] + password)
+        let created = try SharkProcess.run(
+            ["hub", "create-space", hubURL, "notes", "--lineage", Self.lineage] + password)
         try #require(created.status == 0, "\(created.error)")
 
         // The devices: a store of each driver in turn, a token each, a state folder each.
@@ -81,8 +86,10 @@ struct HubFaultTests {
         defer { for device in devices { device.engine.store.close() } }
 
         let hubs = [
-            try HubProcess(database: hubURL, passwordFile: server.passwordFile, log: folder.appendingPathComponent("hub-a.log")),
-            try HubProcess(database: hubURL, passwordFile: server.passwordFile, log: folder.appendingPathComponent("hub-b.log")),
+            try HubProcess(
+                database: hubURL, passwordFile: server.passwordFile, log: folder.appendingPathComponent("hub-a.log")),
+            try HubProcess(
+                database: hubURL, passwordFile: server.passwordFile, log: folder.appendingPathComponent("hub-b.log")),
         ]
         defer { for hub in hubs { hub.stop() } }
 
@@ -100,34 +107,38 @@ struct HubFaultTests {
             let choices = devices.map { _ in random.next(below: hubs.count) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (device, choice) in zip(devices, choices) {
-                    let hub = device.index == big ? victim.hub : hubs[choice]
-                    let killer: @Sendable (SyncProgress) -> Void =
-                        device.index == big
-                        ? { step in
-                            if case .uploading(_, let sent, _) = step, sent >= killAfter { victim.fire() }
-                        } : { _ in }
-                    group.addTask { try await device.sync(through: hub.address, key: key, ledger: ledger, progress: killer) }
+                    let isBig = device.index == big
+                    let hub = isBig ? victim.hub : hubs[choice]
+                    group.addTask {
+                        try await device.sync(through: hub.address, key: key, ledger: ledger) { step in
+                            if isBig, case .uploading(_, let sent, _) = step, sent >= killAfter { victim.fire() }
+                        }
+                    }
                 }
                 try await group.waitForAll()
             }
         }
-        #expect(hubs.map(\.kills).reduce(0, +) >= 1, "no hub was killed mid-upload", context)
+        let kills = hubs.map(\.kills).reduce(0, +)
+        #expect(kills >= 1, "no hub was killed mid-upload: \(replay)")
 
         // Quiet rounds, one device after another, until every device holds everything.
         var converged = false
         for _ in 0..<4 where !converged {
             for device in devices {
-                try await device.sync(through: hubs[device.index % 2].address, key: key, ledger: ledger, progress: { _ in })
+                try await device.sync(
+                    through: hubs[device.index % 2].address, key: key, ledger: ledger, progress: { _ in })
             }
             let digests = try devices.map { try $0.engine.digest() }
             converged = digests.allSatisfy { $0 == digests[0] }
         }
-        #expect(converged, "the devices did not converge", context)
+        #expect(converged, "the devices did not converge: \(replay)")
         let contents = try devices.map { device in
-            try Entry.query(in: device.engine.store).orderBy(\.id).fetch().map { "\($0.id) \($0.author) \($0.revision) \($0.text.prefix(20))" }
+            try Entry.query(in: device.engine.store).orderBy(\.id).fetch().map {
+                "\($0.id) \($0.author) \($0.revision) \($0.text.prefix(20))"
+            }
         }
         for (index, content) in contents.enumerated() {
-            #expect(content == contents[0], "device \(index) differs from device 0", context)
+            #expect(content == contents[0], "device \(index) differs from device 0: \(replay)")
         }
         // Nothing acknowledged is lost: every file a device was answered for is accepted on
         // the hub, and every row written and not removed is on every device.
@@ -139,10 +150,14 @@ struct HubFaultTests {
                 return sequence
             })
         let acknowledged = ledger.acknowledged
-        #expect(acknowledged.isSubset(of: accepted), "acknowledged files missing on the hub", context)
-        let present = Set(try Entry.query(in: devices[0].engine.store).fetch().map(\.id))
+        #expect(acknowledged.isSubset(of: accepted), "acknowledged files missing on the hub: \(replay)")
+        let present = Set(try await Entry.query(in: devices[0].engine.store).fetch().map(\.id))
         let expected = ledger.written.subtracting(ledger.removed)
-        #expect(expected.isSubset(of: present), "\(expected.subtracting(present).count) rows lost", context)
+        #expect(expected.isSubset(of: present), "\(expected.subtracting(present).count) rows lost: \(replay)")
+        print(
+            "hub fault test (\(replay)): \(kills) kills, \(acknowledged.count) files acknowledged, "
+                + "\(ledger.retries) requests retried, \(ledger.unavailable) syncs ended unavailable, \(present.count) rows"
+        )
     }
 }
 
@@ -180,7 +195,8 @@ struct FaultDevice: Sendable {
     /// One sync through the hub at `address`; a hub that stays unreachable is not a failure
     /// here (the next sync goes on).
     func sync(
-        through address: URL, key: ChangeLogKey, ledger: Ledger, progress: @escaping @Sendable (SyncProgress) -> Void
+        through address: URL, key: ChangeLogKey, ledger: Ledger,
+        progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) async throws {
         var options = SyncClient.Options(stateFolder: folder)
         options.chunkBytes = 64 << 10
@@ -189,9 +205,9 @@ struct FaultDevice: Sendable {
         let client = SyncClient(engine: engine, hub: address, space: "notes", token: token, key: key, options: options)
         do {
             let report = try await client.sync(progress: progress)
-            ledger.acknowledge(report.filesPushed)
+            ledger.acknowledge(report.filesPushed, retries: report.retries)
         } catch let error as SyncClientError where error.reason == .unavailable {
-            return
+            ledger.endedUnavailable()
         }
     }
 }
@@ -202,10 +218,20 @@ final class Ledger: @unchecked Sendable {
     private var writtenIDs: Set<UUID> = []
     private var removedIDs: Set<UUID> = []
     private var sequences: Set<Int64> = []
+    private var retryCount = 0
+    private var unavailableCount = 0
 
     func wrote(_ ids: [UUID]) { lock.withLock { writtenIDs.formUnion(ids) } }
     func removed(_ id: UUID) { lock.withLock { _ = removedIDs.insert(id) } }
-    func acknowledge(_ accepted: [Int64]) { lock.withLock { sequences.formUnion(accepted) } }
+    func acknowledge(_ accepted: [Int64], retries: Int) {
+        lock.withLock {
+            sequences.formUnion(accepted)
+            retryCount += retries
+        }
+    }
+    func endedUnavailable() { lock.withLock { unavailableCount += 1 } }
+    var retries: Int { lock.withLock { retryCount } }
+    var unavailable: Int { lock.withLock { unavailableCount } }
     var written: Set<UUID> { lock.withLock { writtenIDs } }
     var removed: Set<UUID> { lock.withLock { removedIDs } }
     var acknowledged: Set<Int64> { lock.withLock { sequences } }
@@ -220,10 +246,12 @@ final class KillOnce: @unchecked Sendable {
     init(_ hub: HubProcess) { self.hub = hub }
 
     func fire() {
-        guard lock.withLock({ () -> Bool in
-            defer { fired = true }
-            return !fired
-        }) else { return }
+        guard
+            lock.withLock({ () -> Bool in
+                defer { fired = true }
+                return !fired
+            })
+        else { return }
         hub.killAndRestart()
     }
 }
@@ -263,7 +291,8 @@ final class HubProcess: @unchecked Sendable {
         Thread.detachNewThread {
             victim.waitUntilExit()
             Thread.sleep(forTimeInterval: 0.3)
-            let restarted = try? Self.start(self.database, passwordFile: self.passwordFile, port: self.port, log: self.log)
+            let restarted = try? Self.start(
+                self.database, passwordFile: self.passwordFile, port: self.port, log: self.log)
             self.lock.withLock {
                 if let restarted { self.process = restarted.0 }
                 self.restarting = false
@@ -280,7 +309,7 @@ final class HubProcess: @unchecked Sendable {
     }
 
     private static func start(_ database: String, passwordFile: String, port: Int, log: URL) throws -> (Process, Int) {
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = SharkProcess.executable
         process.arguments = ["serve", database, "--port", "\(port)", "--password-file", passwordFile]
@@ -299,7 +328,8 @@ final class HubProcess: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.05)
         }
         process.terminate()
-        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "shark serve did not start: \(log.path)"])
+        throw CocoaError(
+            .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "shark serve did not start: \(log.path)"])
     }
 }
 

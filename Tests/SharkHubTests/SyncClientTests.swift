@@ -120,6 +120,34 @@ struct SyncClientTests {
         #expect(try laptop.texts().count == 2)
     }
 
+    @Test("a state folder that went past files of one hub lists another hub (or a restored one) from the start")
+    func anotherHub() async throws {
+        let first = try await makeHub(.memory)
+        let second = try await makeHub(.memory)
+        let laptop = try await TestDevice(hub: first, name: "laptop")
+        let phone = try await TestDevice(hub: second, name: "phone")
+        let laptopOnSecond = try await second.addDevice(to: "notes", name: "laptop")
+        try laptop.write("a")
+        try phone.write("x", "y")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-client-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Self.withLiveHub(first) { firstAddress in
+            try await Self.withLiveHub(second) { secondAddress in
+                #expect(try await Self.client(laptop, hub: firstAddress, folder: folder).sync().filesPushed == [1])
+                #expect(try await Self.client(phone, hub: secondAddress).sync().filesPushed == [1])
+                // The same folder, the second hub: its file 1 is another file than the first's.
+                var options = SyncClient.Options(stateFolder: folder)
+                options.retry = .never
+                let moved = SyncClient(
+                    engine: laptop.engine, hub: secondAddress, space: "notes", token: laptopOnSecond, key: sealingKey,
+                    options: options)
+                let report = try await moved.sync()
+                #expect(report.filesPulled == 1 && report.filesPushed == [2])
+            }
+        }
+        #expect(try laptop.texts() == ["a", "x", "y"])
+    }
+
     @Test("a revoked token, a wrong space, an unreachable hub, plaintext off loopback and a busy folder")
     func failures() async throws {
         let hub = try await makeHub(.memory)

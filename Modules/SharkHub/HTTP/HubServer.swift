@@ -17,18 +17,28 @@ import SharkSync
 /// ```
 public struct HubServer: Sendable {
     public let hub: Hub
+    /// Requests per minute of each device and each address (``HubLimits``), counted in this
+    /// process.
+    let deviceLimiter: RateLimiter
+    let addressLimiter: RateLimiter
 
-    public init(hub: Hub) { self.hub = hub }
+    public init(hub: Hub) {
+        self.hub = hub
+        deviceLimiter = RateLimiter(perMinute: hub.limits.requestsPerMinutePerDevice)
+        addressLimiter = RateLimiter(perMinute: hub.limits.requestsPerMinutePerAddress)
+    }
 
     /// The routes of the API.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<HubRequestContext> {
+        let router = Router(context: HubRequestContext.self)
         router.add(middleware: HubErrorMiddleware())
+        router.add(middleware: AddressRateLimit(limiter: addressLimiter))
         let hub = self.hub
+        let server = self
         router.get("v1/health") { _, _ in "ok" }
         router.put("v1/spaces/:space/files/:file") { request, context -> Response in
             let space = try context.parameters.require("space")
-            let device = try await hub.authenticate(request.headers[.authorization], space: space)
+            let device = try await server.authenticate(request, space)
             let fileID = try Self.fileID(context)
             let query = request.uri.queryParameters
             guard let offset = try Self.number(query.get("offset"), named: "offset"),
@@ -46,7 +56,7 @@ public struct HubServer: Sendable {
         }
         router.get("v1/spaces/:space/files") { request, context -> Response in
             let space = try context.parameters.require("space")
-            _ = try await hub.authenticate(request.headers[.authorization], space: space)
+            _ = try await server.authenticate(request, space)
             let query = request.uri.queryParameters
             let after = try Self.number(query.get("after"), named: "after") ?? 0
             let limit = try Self.number(query.get("limit"), named: "limit") ?? 100
@@ -55,7 +65,7 @@ public struct HubServer: Sendable {
         }
         router.get("v1/spaces/:space/files/:file") { request, context -> Response in
             let space = try context.parameters.require("space")
-            _ = try await hub.authenticate(request.headers[.authorization], space: space)
+            _ = try await server.authenticate(request, space)
             let file = try await hub.acceptedFile(try Self.fileID(context), in: space)
             // Chunk by chunk from the database: a file is never held whole.
             let body = ResponseBody(contentLength: Int(file.length)) { writer in
@@ -76,6 +86,17 @@ public struct HubServer: Sendable {
         return router
     }
 
+    /// The request's device, once its token is checked, and counted against its rate limit.
+    func authenticate(_ request: Request, _ space: String) async throws -> AuthenticatedDevice {
+        let device = try await hub.authenticate(request.headers[.authorization], space: space)
+        if let wait = deviceLimiter.spend(device.id.uuidString) {
+            var error = HubError(.rateLimited, "this device made too many requests: try again in \(wait) s")
+            error.retryAfter = wait
+            throw error
+        }
+        return device
+    }
+
     /// A query parameter's integer, nil when it is absent; text that is not one is refused
     /// rather than read as absent.
     static func number(_ text: String?, named name: String) throws -> Int64? {
@@ -84,7 +105,7 @@ public struct HubServer: Sendable {
         return number
     }
 
-    static func fileID(_ context: BasicRequestContext) throws -> UUID {
+    static func fileID(_ context: HubRequestContext) throws -> UUID {
         guard let text = context.parameters.get("file"), let id = UUID(uuidString: text) else {
             throw HubError(.badRequest, "a file is named by its UUID")
         }
@@ -100,10 +121,43 @@ public struct HubServer: Sendable {
     }
 }
 
+/// A request's context: Hummingbird's, and the address the request came from (for the
+/// per-address rate limit).
+public struct HubRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The connection's peer: the client, or a reverse proxy in front of the hub.
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// Counts each request but `/v1/health` against its address's limit, before anything else
+/// runs: a flood of requests never reaches the database.
+struct AddressRateLimit: RouterMiddleware {
+    typealias Context = HubRequestContext
+    let limiter: RateLimiter
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        if request.uri.path != "/v1/health", let address = context.remoteAddress?.ipAddress,
+            let wait = limiter.spend(address)
+        {
+            var error = HubError(.rateLimited, "too many requests from \(address): try again in \(wait) s")
+            error.retryAfter = wait
+            throw error
+        }
+        return try await next(request, context)
+    }
+}
+
 /// Answers a ``HubError`` with its status and JSON body; anything else a handler throws is
 /// left to Hummingbird (a 500, or the status of its own errors).
 struct HubErrorMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = HubRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -111,7 +165,9 @@ struct HubErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HubError {
-            return try HubServer.json(HubErrorBody(error), status: HTTPResponse.Status(code: error.statusCode))
+            var response = try HubServer.json(HubErrorBody(error), status: HTTPResponse.Status(code: error.statusCode))
+            if let wait = error.retryAfter { response.headers[.retryAfter] = "\(wait)" }
+            return response
         }
     }
 }

@@ -27,6 +27,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (0 for any free one).") var port = 8470
     @Option(help: "Seconds a connection may stay idle before the hub closes it.") var idleTimeout: Int64 = 60
     @Option(help: "How many connections the hub serves at once.") var maximumConnections = 1000
+    @Option(help: "Requests a device may make per minute (0: no limit).") var deviceRequestsPerMinute = 1200
+    @Option(help: "Requests an address may make per minute (0: no limit; 0 behind a reverse proxy).")
+    var addressRequestsPerMinute = 3000
 
     @Flag(help: "Listen in plaintext HTTP on an address other than loopback (behind a TLS reverse proxy).")
     var plaintextHTTPOnNetwork = false
@@ -35,6 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port is 0 to 65535") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout is at least 1 second") }
         guard maximumConnections > 0 else { throw ValidationError("--maximum-connections is at least 1") }
+        guard deviceRequestsPerMinute >= 0, addressRequestsPerMinute >= 0 else {
+            throw ValidationError("requests per minute are 0 (no limit) or more")
+        }
     }
 
     func run() async throws {
@@ -48,7 +54,10 @@ struct ServeCommand: AsyncParsableCommand {
                         + "and pass --plaintext-http-on-network", exitCode: CommandFailure.usage)
             }
             try database.lockForServing()
-            let hub = try await database.open()
+            var limits = HubLimits()
+            limits.requestsPerMinutePerDevice = deviceRequestsPerMinute
+            limits.requestsPerMinutePerAddress = addressRequestsPerMinute
+            let hub = try await database.open(limits: limits)
             defer { hub.store.close() }
             let host = self.host
             try await HubServer(hub: hub).serve(listener) { port in
