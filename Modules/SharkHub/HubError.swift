@@ -34,6 +34,8 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case tooManyUploads
         /// A device or an address over its requests per minute (429, with `Retry-After`).
         case rateLimited
+        /// An accepted file, which a device may not remove (409).
+        case alreadyAccepted
     }
 
     public let reason: Reason
@@ -59,7 +61,7 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case .forbidden: return 403
         case .notFound: return 404
         case .badRequest: return 400
-        case .uploadOffset, .notCovered, .fileTaken: return 409
+        case .uploadOffset, .notCovered, .fileTaken, .alreadyAccepted: return 409
         case .rejectedFile: return 422
         case .tooLarge, .quotaExceeded: return 413
         case .tooManyUploads, .rateLimited: return 429

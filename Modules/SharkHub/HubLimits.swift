@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a hub lets one device or space take.
 ///
 /// ```swift
@@ -16,6 +18,10 @@ public struct HubLimits: Sendable, Hashable {
     public var minimumChunkBytes = 64 << 10
     /// How many unfinished uploads one device may have at once: 4.
     public var maximumPendingUploads = 4
+    /// How long an upload may stay unfinished after its last chunk before the hub removes it
+    /// and gives its bytes back to the quota: 24 hours. A device whose state was lost never
+    /// comes back to finish it; one that does later starts the file again.
+    public var unfinishedUploadLifetime: TimeInterval = 24 * 3600
     /// Requests a device may make per minute (all at once, then one every `60 / n`
     /// seconds), counted by each hub process on its own; then `429 rateLimited` with
     /// `Retry-After`. 0: no limit. 1,200 by default: a 1 GiB file is 1,024 chunks.

@@ -106,6 +106,62 @@ struct HubUploadRulesTests {
         }
     }
 
+    @Test(
+        "an unfinished upload expires and gives its bytes back; a device abandons its own, never an accepted file",
+        arguments: HubStoreDriver.allCases)
+    func expiryAndAbandon(driver: HubStoreDriver) async throws {
+        let now = TestClock()
+        var limits = HubLimits()
+        limits.minimumChunkBytes = 100
+        let hub = try await Hub(store: try driver.makeStore(), limits: limits) { now.date }
+        let (pendingLimit, lifetime) = (limits.maximumPendingUploads, limits.unfinishedUploadLifetime)
+        try await hub.createSpace("notes", lineage: TestDevice.lineage)
+        let laptop = try await TestDevice(hub: hub, name: "laptop")
+        let phone = try await TestDevice(hub: hub, name: "phone")
+        try laptop.write("a")
+        try await Application(router: HubServer(hub: hub).router()).test(.router) { client in
+            func start(_ device: TestDevice) async throws -> UUID {
+                let id = UUID()
+                let response = try await client.execute(
+                    uri: "/v1/spaces/notes/files/\(id)?offset=0&length=1000", method: .put,
+                    headers: device.authorization, body: ByteBuffer(repeating: 7, count: 200))
+                #expect(response.status == .accepted)
+                return id
+            }
+            // Four unfinished uploads fill the device's share; a day later they expire, and a
+            // new upload sweeps them first.
+            for _ in 0..<pendingLimit { _ = try await start(laptop) }
+            #expect(try await storedCounts(hub).counted == 4000)
+            now.date += lifetime + 1
+            let fresh = try await start(laptop)
+            #expect(try await storedCounts(hub).files == 1)
+            #expect(try await storedCounts(hub).counted == 1000)
+            // Another device's upload is not the laptop's to abandon; its own is.
+            let phones = try await start(phone)
+            let notMine = try await client.execute(
+                uri: "/v1/spaces/notes/files/\(phones)", method: .delete, headers: laptop.authorization)
+            #expect(try notMine.status == .conflict && client.refusal(notMine).error == "fileTaken")
+            let abandoned = try await client.execute(
+                uri: "/v1/spaces/notes/files/\(fresh)", method: .delete, headers: laptop.authorization)
+            #expect(abandoned.status == .noContent)
+            let gone = try await client.execute(
+                uri: "/v1/spaces/notes/files/\(fresh)", method: .delete, headers: laptop.authorization)
+            #expect(gone.status == .notFound)
+            // An accepted file stays.
+            let accepted = try await client.push(laptop)
+            let kept = try await client.execute(
+                uri: "/v1/spaces/notes/files/\(try #require(await client.files(laptop).files.first).fileID)",
+                method: .delete, headers: laptop.authorization)
+            #expect(try kept.status == .conflict && client.refusal(kept).error == "alreadyAccepted")
+            #expect(accepted.sequence == 1)
+        }
+        // The sweep of every space: the phone's upload, a day old, goes too.
+        now.date += limits.unfinishedUploadLifetime + 1
+        #expect(try await hub.removeExpiredUploads() == 1)
+        let stored = try await storedCounts(hub)
+        #expect(stored.files == 1 && stored.counted == stored.bytes)
+    }
+
     @Test("a long list comes in pages, in commit order", arguments: HubStoreDriver.allCases)
     func pages(driver: HubStoreDriver) async throws {
         let hub = try await makeHub(driver)
@@ -136,4 +192,9 @@ struct HubUploadRulesTests {
             }
         }
     }
+}
+
+/// A clock the tests move by hand.
+final class TestClock: @unchecked Sendable {
+    var date = Date(timeIntervalSince1970: 1_800_000_000)
 }

@@ -29,6 +29,7 @@ extension Hub {
             throw HubError(.badRequest, "a chunk before the last holds at least \(minimumChunkBytes) bytes")
         }
         let (store, now, pendingLimit) = (self.store, clock(), maximumPendingUploads)
+        let unfinishedLifetime = limits.unfinishedUploadLifetime
         let state = try await store.write { tx -> (UploadState, fileRow: Int64) in
             guard let space = try tx.find(HubSpace.self, id: device.space) else {
                 throw HubError(.notFound, "no space \(device.space)")
@@ -60,6 +61,13 @@ extension Hub {
                     throw HubError(.uploadOffset, "the upload has not begun: send its first chunk", received: 0)
                 }
                 let deviceID = device.id
+                // The device's own expired uploads first: they no longer count.
+                let expired = now.addingTimeInterval(-unfinishedLifetime)
+                for stale in try HubFile.query(in: store).where(
+                    \.device == deviceID && \.sequence == 0 && \.updatedAt < expired
+                ).fetch() {
+                    try Self.remove(stale, in: tx, adjusting: space)
+                }
                 let pending = try HubFile.query(in: store).where(\.device == deviceID && \.sequence == 0).count()
                 guard pending < pendingLimit else {
                     throw HubError(.tooManyUploads, "this device has \(pending) unfinished uploads: finish one first")
@@ -81,6 +89,7 @@ extension Hub {
             // waits for or conflicts with the first (and runs again, to find the chunk there)
             // rather than failing on the chunk's unique index.
             file.received += Int64(chunk.count)
+            file.updatedAt = now
             try tx.commit(file)
             try tx.commit(HubChunk(file: file.id, offset: offset, bytes: chunk))
             return (Self.state(of: file), file.id)
@@ -167,6 +176,50 @@ extension Hub {
         return try outcome.get()
     }
 
+    /// Removes the unfinished upload `fileID` of `device`, with its chunks, and gives its
+    /// bytes back to the quota: a device that will not finish a file says so rather than let
+    /// it count against its uploads until it expires. An accepted file stays.
+    func abandonUpload(_ fileID: UUID, from device: AuthenticatedDevice) async throws {
+        let store = self.store
+        try await store.write { tx in
+            let space = device.space
+            guard let file = try HubFile.query(in: store).where(\.space == space && \.fileID == fileID).first() else {
+                throw HubError(.notFound, "space \(space) has no file \(fileID)")
+            }
+            guard file.sequence == 0 else {
+                throw HubError(.alreadyAccepted, "file \(fileID) is accepted: the hub keeps it for every device")
+            }
+            guard file.device == device.id else {
+                throw HubError(.fileTaken, "another device is uploading file \(fileID)")
+            }
+            try Self.remove(file, in: tx)
+        }
+    }
+
+    /// Removes every upload left unfinished longer than
+    /// ``HubLimits/unfinishedUploadLifetime``, in transactions of at most 100; returns how
+    /// many. `shark serve` runs it every few minutes.
+    ///
+    /// ```swift
+    /// let removed = try await hub.removeExpiredUploads()
+    /// ```
+    @discardableResult
+    public func removeExpiredUploads() async throws -> Int {
+        let store = self.store
+        let expired = clock().addingTimeInterval(-limits.unfinishedUploadLifetime)
+        var removed = 0
+        while true {
+            let count = try await store.write { tx -> Int in
+                let stale = try HubFile.query(in: store).where(\.sequence == 0 && \.updatedAt < expired).limit(100)
+                    .fetch()
+                for file in stale { try Self.remove(file, in: tx) }
+                return stale.count
+            }
+            removed += count
+            if count < 100 { return removed }
+        }
+    }
+
     /// Removes an upload the hub refused, with its chunks, and gives its bytes back to the
     /// space's quota.
     private func discard(fileRow: Int64) async throws {
@@ -176,10 +229,13 @@ extension Hub {
         }
     }
 
-    private static func remove(_ file: HubFile, in tx: WriteTransaction) throws {
+    /// `space`, when given, is the transaction's object of the file's space, which the caller
+    /// goes on changing: its bytes are given back there (a space read again here would be
+    /// written over by the caller's).
+    private static func remove(_ file: HubFile, in tx: WriteTransaction, adjusting space: HubSpace? = nil) throws {
         let id = file.id
         try HubChunk.query(in: tx.store).where(\.file == id).removeAll()
-        if let space = try tx.find(HubSpace.self, id: file.space) {
+        if let space = try space ?? tx.find(HubSpace.self, id: file.space) {
             space.storedBytes -= file.length
             try tx.commit(space)
         }

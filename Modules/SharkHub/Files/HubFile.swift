@@ -22,8 +22,13 @@ final class HubFile {
     var since: String = "{}"
     var vector: String = "{}"
     var createdAt: Date = Date(timeIntervalSince1970: 0)
+    /// When its last chunk arrived: an upload left unfinished longer than
+    /// ``HubLimits/unfinishedUploadLifetime`` is removed.
+    var updatedAt: Date = Date(timeIntervalSince1970: 0)
 
-    static let indexes: [Index<HubFile>] = [.unique(\.space, \.fileID), .on(\.space, \.sequence)]
+    static let indexes: [Index<HubFile>] = [
+        .unique(\.space, \.fileID), .on(\.space, \.sequence), .on(\.sequence, \.updatedAt),
+    ]
 
     init(space: String, fileID: UUID, device: UUID, length: Int64, createdAt: Date) {
         self.space = space
@@ -31,5 +36,6 @@ final class HubFile {
         self.device = device
         self.length = length
         self.createdAt = createdAt
+        self.updatedAt = createdAt
     }
 }

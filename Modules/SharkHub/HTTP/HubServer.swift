@@ -54,6 +54,12 @@ public struct HubServer: Sendable {
                 chunk: Data(buffer: chunk), offset: offset, length: length, fileID: fileID, from: device)
             return try Self.json(state, status: state.sequence == nil ? .accepted : .ok)
         }
+        router.delete("v1/spaces/:space/files/:file") { request, context -> Response in
+            let space = try context.parameters.require("space")
+            let device = try await server.authenticate(request, space)
+            try await hub.abandonUpload(try Self.fileID(context), from: device)
+            return Response(status: .noContent)
+        }
         router.get("v1/spaces/:space/files") { request, context -> Response in
             let space = try context.parameters.require("space")
             _ = try await server.authenticate(request, space)
@@ -208,10 +214,13 @@ extension HubServer {
                 address: .hostname(listener.host, port: listener.port), serverName: "shark-hub",
                 availableConnectionsDelegate: MaximumAvailableConnections(listener.maximumConnections)),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? listener.port) })
+        let logger = Logger(label: "shark-hub")
+        // Shut down in reverse order: the sweeper first, then the server after the requests
+        // under way.
         let group = ServiceGroup(
             configuration: .init(
-                services: [application], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: Logger(label: "shark-hub")))
+                services: [application, ExpiredUploadSweeper(hub: hub, logger: logger)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         // The group runs in a task of its own, so that cancelling the caller shuts it down
         // gracefully, as SIGTERM does, rather than cutting the connections under way.
         let running = Task { try await group.run() }
