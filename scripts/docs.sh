@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 bash scripts/system-libraries.sh
 output=${1:-.build/docs}
 mkdir -p "$output"
-for target in SharkORM SharkSQLite SharkSQLCipher SharkMemory SharkSync SharkPostgres; do
+for target in SharkORM SharkSQLite SharkSQLCipher SharkMemory SharkSync SharkPostgres SharkHubAPI SharkHub SharkHubClient; do
     echo "== $target"
     swift package --allow-writing-to-directory "$output" \
         generate-documentation --target "$target" --output-path "$output/$target" \
