@@ -53,7 +53,7 @@ struct HubConnection: Sendable {
             request.headers.add(name: "Authorization", value: authorization)
             let response = try await execute(request)
             guard response.status == .ok else {
-                let body = try await response.body.collect(upTo: Self.jsonLimit)
+                let body = try await Self.transient { try await response.body.collect(upTo: Self.jsonLimit) }
                 throw Self.failure(response, body: body)
             }
             let sink = try await DownloadSink.create(url)
@@ -73,12 +73,17 @@ struct HubConnection: Sendable {
                     }
                 }
                 try await sink.write(Data(buffer: pending))
-            } catch let error as HTTPClientError {
-                try? await sink.close()
-                throw TransientFailure("the download of \(file.fileID) was cut off: \(error)")
-            } catch {
+            } catch let error as TransientFailure {
                 try? await sink.close()
                 throw error
+            } catch let error as CancellationError {
+                try? await sink.close()
+                throw error
+            } catch {
+                // The connection closed or failed under the body (a hub stopped mid-file).
+                try? await sink.close()
+                if error is SyncClientError { throw error }
+                throw TransientFailure("the download of \(file.fileID) was cut off: \(error)")
             }
             try await sink.close()
             // The hub ends a response early when a piece of the file is missing.
@@ -99,7 +104,7 @@ struct HubConnection: Sendable {
         request.headers.add(name: "Accept", value: "application/json")
         return try await withRetries {
             let response = try await execute(request)
-            let body = try await response.body.collect(upTo: Self.jsonLimit)
+            let body = try await Self.transient { try await response.body.collect(upTo: Self.jsonLimit) }
             guard (200..<300).contains(response.status.code) else {
                 let failure = Self.failure(response, body: body)
                 if let refusal = failure as? Refusal { return .refused(refusal.body, status: refusal.status) }
@@ -126,6 +131,18 @@ struct HubConnection: Sendable {
         } catch {
             try Task.checkCancellation()
             throw TransientFailure("\(error)")
+        }
+    }
+
+    /// Reads a body: a connection that fails or closes under it is transient.
+    private static func transient<T>(_ read: () async throws -> T) async throws -> T {
+        do {
+            return try await read()
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            try Task.checkCancellation()
+            throw TransientFailure("the answer was cut off: \(error)")
         }
     }
 
@@ -229,14 +246,20 @@ struct DownloadSink: Sendable {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
                 throw SyncClientError(.stateFolder, "cannot create \(url.path)")
             }
-            return DownloadSink(handle: try FileHandle(forWritingTo: url))
+            do { return DownloadSink(handle: try FileHandle(forWritingTo: url)) } catch {
+                throw SyncClientError(.stateFolder, "cannot open \(url.path): \(error)")
+            }
         }
     }
 
     func write(_ data: Data) async throws {
         guard !data.isEmpty else { return }
         let handle = self.handle
-        try await BlockingIO.run { try handle.write(contentsOf: data) }
+        try await BlockingIO.run {
+            do { try handle.write(contentsOf: data) } catch {
+                throw SyncClientError(.stateFolder, "cannot write a download into the state folder: \(error)")
+            }
+        }
     }
 
     func close() async throws {

@@ -46,52 +46,15 @@ struct HubFaultTests {
         let replay = "replay with SHARK_HUB_SEED=\(seed)"
         let hubSchema = "hubfault_\(UUID().uuidString.prefix(8).lowercased())"
         let folder = try Fixtures.directory()
-        var schemas = [hubSchema]
+        // Processes, stores and commits block: on threads of their own, never on the
+        // cooperative pool the other tests share.
+        let (devices, hubs) = try await offPool { try Self.setUp(server: server, hubSchema: hubSchema, folder: folder) }
         defer {
-            for schema in schemas { try? server.dropSchema(schema) }
+            for hub in hubs { hub.stop() }
+            for device in devices { device.engine.store.close() }
+            for schema in [hubSchema] + devices.compactMap(\.schema) { try? server.dropSchema(schema) }
             try? FileManager.default.removeItem(at: folder)
         }
-        let hubURL = server.url(schema: hubSchema)
-        let password = ["--password-file", server.passwordFile]
-        let created = try SharkProcess.run(
-            ["hub", "create-space", hubURL, "notes", "--lineage", Self.lineage] + password)
-        try #require(created.status == 0, "\(created.error)")
-
-        // The devices: a store of each driver in turn, a token each, a state folder each.
-        var devices: [FaultDevice] = []
-        for index in 0..<Self.deviceCount {
-            let added = try SharkProcess.run(["hub", "add-device", hubURL, "notes", "device-\(index)"] + password)
-            try #require(added.status == 0, "\(added.error)")
-            let token = try #require(DeviceToken(parsing: added.output.trimmingCharacters(in: .whitespacesAndNewlines)))
-            let store: Store
-            switch index % 4 {
-            case 0: store = try Store(.memory)
-            case 1: store = try Store(.sqlite(path: folder.appendingPathComponent("device-\(index).sqlite").path))
-            case 2:
-                store = try Store(
-                    .sqlcipher(
-                        path: folder.appendingPathComponent("device-\(index).db").path,
-                        key: .passphrase("device \(index)")))
-            default:
-                let schema = "hubdev_\(UUID().uuidString.prefix(8).lowercased())"
-                schemas.append(schema)
-                store = try server.store(schema: schema)
-            }
-            let engine = try SyncEngine(store: store, lineage: Self.lineage, models: [Entry.self])
-            devices.append(
-                FaultDevice(
-                    index: index, engine: engine, token: token,
-                    folder: folder.appendingPathComponent("state-\(index)", isDirectory: true)))
-        }
-        defer { for device in devices { device.engine.store.close() } }
-
-        let hubs = [
-            try HubProcess(
-                database: hubURL, passwordFile: server.passwordFile, log: folder.appendingPathComponent("hub-a.log")),
-            try HubProcess(
-                database: hubURL, passwordFile: server.passwordFile, log: folder.appendingPathComponent("hub-b.log")),
-        ]
-        defer { for hub in hubs { hub.stop() } }
 
         let key = ChangeLogKey.random()
         let ledger = Ledger()
@@ -99,8 +62,13 @@ struct HubFaultTests {
         // each round one device writes a large file and a hub is killed while it uploads.
         for _ in 0..<Self.rounds {
             let big = random.next(below: devices.count)
-            for device in devices {
-                try device.commitRandomly(&random, ledger: ledger, large: device.index == big)
+            let generator = random
+            random = try await offPool {
+                var random = generator
+                for device in devices {
+                    try device.commitRandomly(&random, ledger: ledger, large: device.index == big)
+                }
+                return random
             }
             let victim = KillOnce(hubs[random.next(below: hubs.count)])
             let killAfter = Int64(2 + random.next(below: 6)) * (64 << 10)
@@ -128,13 +96,15 @@ struct HubFaultTests {
                 try await device.sync(
                     through: hubs[device.index % 2].address, key: key, ledger: ledger, progress: { _ in })
             }
-            let digests = try devices.map { try $0.engine.digest() }
+            let digests = try await offPool { try devices.map { try $0.engine.digest() } }
             converged = digests.allSatisfy { $0 == digests[0] }
         }
         #expect(converged, "the devices did not converge: \(replay)")
-        let contents = try devices.map { device in
-            try Entry.query(in: device.engine.store).orderBy(\.id).fetch().map {
-                "\($0.id) \($0.author) \($0.revision) \($0.text.prefix(20))"
+        let contents = try await offPool {
+            try devices.map { device in
+                try Entry.query(in: device.engine.store).orderBy(\.id).fetch().map {
+                    "\($0.id) \($0.author) \($0.revision) \($0.text.prefix(20))"
+                }
             }
         }
         for (index, content) in contents.enumerated() {
@@ -142,13 +112,15 @@ struct HubFaultTests {
         }
         // Nothing acknowledged is lost: every file a device was answered for is accepted on
         // the hub, and every row written and not removed is on every device.
-        let hubStore = try server.store(schema: hubSchema)
-        defer { hubStore.close() }
-        let accepted = Set(
-            try hubStore.fetchRows(of: "hub_files").compactMap { row -> Int64? in
-                guard case .integer(let sequence) = row["sequence"], sequence > 0 else { return nil }
-                return sequence
-            })
+        let accepted = try await offPool {
+            let hubStore = try server.store(schema: hubSchema)
+            defer { hubStore.close() }
+            return Set(
+                try hubStore.fetchRows(of: "hub_files").compactMap { row -> Int64? in
+                    guard case .integer(let sequence) = row["sequence"], sequence > 0 else { return nil }
+                    return sequence
+                })
+        }
         let acknowledged = ledger.acknowledged
         #expect(acknowledged.isSubset(of: accepted), "acknowledged files missing on the hub: \(replay)")
         let present = Set(try await Entry.query(in: devices[0].engine.store).fetch().map(\.id))
@@ -161,11 +133,65 @@ struct HubFaultTests {
     }
 }
 
+extension HubFaultTests {
+    /// A space on a hub database of its own, 20 devices with a store of each driver in turn
+    /// (a token and a state folder each), and two hub processes on that database.
+    static func setUp(server: PostgresCommandTests.Server, hubSchema: String, folder: URL) throws
+        -> ([FaultDevice], [HubProcess])
+    {
+        let hubURL = server.url(schema: hubSchema)
+        let password = ["--password-file", server.passwordFile]
+        let created = try SharkProcess.run(["hub", "create-space", hubURL, "notes", "--lineage", lineage] + password)
+        try #require(created.status == 0, "\(created.error)")
+        var devices: [FaultDevice] = []
+        for index in 0..<deviceCount {
+            let added = try SharkProcess.run(["hub", "add-device", hubURL, "notes", "device-\(index)"] + password)
+            try #require(added.status == 0, "\(added.error)")
+            let token = try #require(DeviceToken(parsing: added.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+            let store: Store
+            var schema: String?
+            switch index % 4 {
+            case 0: store = try Store(.memory)
+            case 1: store = try Store(.sqlite(path: folder.appendingPathComponent("device-\(index).sqlite").path))
+            case 2:
+                store = try Store(
+                    .sqlcipher(
+                        path: folder.appendingPathComponent("device-\(index).db").path,
+                        key: .passphrase("device \(index)")))
+            default:
+                schema = "hubdev_\(UUID().uuidString.prefix(8).lowercased())"
+                store = try server.store(schema: schema!)
+            }
+            let engine = try SyncEngine(store: store, lineage: lineage, models: [Entry.self])
+            devices.append(
+                FaultDevice(
+                    index: index, engine: engine, token: token, schema: schema,
+                    folder: folder.appendingPathComponent("state-\(index)", isDirectory: true)))
+        }
+        let hubs = [
+            try HubProcess(
+                database: hubURL, passwordFile: server.passwordFile, log: folder.appendingPathComponent("hub-a.log")),
+            try HubProcess(
+                database: hubURL, passwordFile: server.passwordFile, log: folder.appendingPathComponent("hub-b.log")),
+        ]
+        return (devices, hubs)
+    }
+}
+
+/// Runs blocking work on a thread of its own and awaits its result.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 /// One device of the fault test.
 struct FaultDevice: Sendable {
     let index: Int
     let engine: SyncEngine
     let token: DeviceToken
+    /// The PostgreSQL schema of its store, for a device on PostgreSQL.
+    let schema: String?
     let folder: URL
 
     /// Inserts, updates and removes a few entries; a large one when `large`.
