@@ -19,6 +19,9 @@ struct ClientState: Codable, Sendable, Equatable {
     var lastFileID: UUID?
     /// The file being pushed, until the hub accepts or refuses it.
     var pending: PendingFile?
+    /// Uploads this device began and dropped (their bytes were lost): abandoned on the hub at
+    /// the next sync.
+    var abandoned: [UUID] = []
 
     struct PendingFile: Codable, Sendable, Equatable {
         var fileID: UUID
@@ -49,12 +52,15 @@ struct ClientState: Codable, Sendable, Equatable {
                 state.space == space, state.site == site
             else { return fresh }
             // A pending file whose bytes are gone is exported again.
+            // Saved at once: an export would replace the bytes the state still names.
             if let pending = state.pending {
                 let bytes = folder.appendingPathComponent(pendingName)
                 let size = (try? bytes.resourceValues(forKeys: [.fileSizeKey]))?.fileSize
                 if size.map(Int64.init) != pending.length {
                     var repaired = state
                     repaired.pending = nil
+                    repaired.abandoned.append(pending.fileID)
+                    try repaired.write(to: url)
                     return repaired
                 }
             }
@@ -65,13 +71,16 @@ struct ClientState: Codable, Sendable, Equatable {
     /// Writes the state whole or not at all (a temporary file renamed over the old one).
     func save(to folder: URL) async throws {
         let url = folder.appendingPathComponent(Self.fileName)
+        let state = self
+        try await BlockingIO.run { try state.write(to: url) }
+    }
+
+    /// Writes the state to `url` on the calling thread.
+    private func write(to url: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let data = try encoder.encode(self)
-        try await BlockingIO.run {
-            do { try data.write(to: url, options: .atomic) } catch {
-                throw SyncClientError(.stateFolder, "cannot write \(url.path): \(error)")
-            }
+        do { try encoder.encode(self).write(to: url, options: .atomic) } catch {
+            throw SyncClientError(.stateFolder, "cannot write \(url.path): \(error)")
         }
     }
 }

@@ -19,12 +19,14 @@ final class FolderLock: Sendable {
     static func acquire(_ folder: URL) async throws -> FolderLock {
         try await BlockingIO.run {
             do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                // The user's alone: the state names files and the lock must not be another's.
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
                 throw SyncClientError(.stateFolder, "cannot create the state folder \(folder.path): \(error)")
             }
             let path = folder.appendingPathComponent("lock").path
-            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard descriptor >= 0 else {
                 throw SyncClientError(.stateFolder, "cannot open \(path): \(String(cString: strerror(errno)))")
             }

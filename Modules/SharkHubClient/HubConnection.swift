@@ -44,6 +44,24 @@ struct HubConnection: Sendable {
         return try await json(request, as: UploadState.self)
     }
 
+    /// Abandons this device's unfinished upload `fileID`; one the hub no longer has, or has
+    /// accepted, or that is not this device's, is left as it is.
+    func abandon(_ fileID: UUID) async throws {
+        try await withRetries { () throws -> Void in
+            var request = HTTPClientRequest(url: "\(spaceURL)/files/\(fileID.uuidString)")
+            request.method = .DELETE
+            request.headers.add(name: "Authorization", value: authorization)
+            let response = try await execute(request)
+            let body = try await Self.transient { try await response.body.collect(upTo: Self.jsonLimit) }
+            guard !(200..<300).contains(response.status.code) else { return }
+            let failure = Self.failure(response, body: body)
+            guard let refusal = failure as? Refusal else { throw failure }
+            guard refusal.status == 404 || refusal.status == 409 else {
+                throw SyncClientError(refusal: refusal.body, status: refusal.status)
+            }
+        }
+    }
+
     /// Downloads `file` into `url` (replaced), a megabyte at a time: the file is never held
     /// whole. A transfer cut short starts again from its beginning.
     func download(_ file: HubFileInfo, to url: URL) async throws {
@@ -54,7 +72,11 @@ struct HubConnection: Sendable {
             let response = try await execute(request)
             guard response.status == .ok else {
                 let body = try await Self.transient { try await response.body.collect(upTo: Self.jsonLimit) }
-                throw Self.failure(response, body: body)
+                let failure = Self.failure(response, body: body)
+                if let refusal = failure as? Refusal {
+                    throw SyncClientError(refusal: refusal.body, status: refusal.status)
+                }
+                throw failure
             }
             let sink = try await DownloadSink.create(url)
             var received: Int64 = 0
@@ -83,6 +105,7 @@ struct HubConnection: Sendable {
                 // The connection closed or failed under the body (a hub stopped mid-file).
                 try? await sink.close()
                 if error is SyncClientError { throw error }
+                try Task.checkCancellation()
                 throw TransientFailure("the download of \(file.fileID) was cut off: \(error)")
             }
             try await sink.close()
@@ -170,6 +193,7 @@ struct HubConnection: Sendable {
             do {
                 return try await operation()
             } catch let failure as TransientFailure {
+                try Task.checkCancellation()
                 guard attempt < retry.maximumAttempts else {
                     throw SyncClientError(
                         .unavailable, "the hub could not be reached after \(attempt) attempts: \(failure.message)")

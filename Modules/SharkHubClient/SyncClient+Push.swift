@@ -10,6 +10,13 @@ extension SyncClient {
     ) async throws {
         var held = held
         let pendingURL = stateFolder.appendingPathComponent(ClientState.pendingName)
+        // Uploads this device dropped (their bytes lost) are abandoned on the hub, where they
+        // would count against the device's unfinished uploads until they expire.
+        if !state.abandoned.isEmpty {
+            for fileID in state.abandoned { try await connection.abandon(fileID) }
+            state.abandoned = []
+            try await state.save(to: stateFolder)
+        }
         // A few rounds at most: a pending file, a fresh export, and one export again when
         // the hub answers that another device's file came in between (notCovered).
         for _ in 0..<4 {
@@ -27,6 +34,8 @@ extension SyncClient {
                     held = hubHeld
                 case .rejected(let body, let status):
                     throw SyncClientError(refusal: body, status: status)
+                case .dropped:
+                    break
                 }
                 continue
             }
@@ -51,6 +60,7 @@ extension SyncClient {
         case accepted(sequence: Int64)
         case notCovered(held: VersionVector)
         case rejected(HubErrorBody, status: Int)
+        case dropped
     }
 
     /// Uploads the pending file in chunks, each from where the hub says it stands, noting
@@ -59,15 +69,24 @@ extension SyncClient {
         _ pending: ClientState.PendingFile, from url: URL, through connection: HubConnection,
         state: inout ClientState, report: inout SyncReport
     ) async throws -> UploadOutcome {
-        let chunkBytes = Int64(max(1, min(options.chunkBytes, 1 << 20)))
+        // Within the hub's bounds: a smaller chunk would be refused before the last.
+        let chunkBytes = Int64(max(64 << 10, min(options.chunkBytes, 1 << 20)))
         let reader = try await ChunkReader.open(url)
         defer { reader.close() }
         // Every byte there but the file not accepted (the hub stopped in between): the last
         // chunk again makes the hub check and accept it.
         let lastChunk = (pending.length - 1) / chunkBytes * chunkBytes
         var offset = pending.received >= pending.length ? lastChunk : max(0, pending.received)
-        var unchanged = 0
+        // Each chunk once, a few answers that send it back, then a hub that does not let the
+        // upload advance is not one this client understands.
+        let maximumRequests = 2 * (pending.length / chunkBytes) + 8
+        var requests: Int64 = 0
         while true {
+            requests += 1
+            guard requests <= maximumRequests else {
+                throw SyncClientError(
+                    .badResponse, "the hub's upload of \(pending.fileID) does not advance (at \(offset))")
+            }
             let count = min(chunkBytes, pending.length - offset)
             let bytes = try await reader.read(count: Int(count), at: offset)
             let answer = try await connection.upload(bytes, of: pending.fileID, at: offset, length: pending.length)
@@ -81,22 +100,19 @@ extension SyncClient {
                 state.pending?.received = answer.received
                 try await state.save(to: stateFolder)
                 connection.progress(.uploading(file: pending.fileID, sent: answer.received, length: pending.length))
-                let next = answer.received >= pending.length ? lastChunk : answer.received
-                unchanged = next <= offset ? unchanged + 1 : 0
-                offset = next
+                offset = answer.received >= pending.length ? lastChunk : max(0, answer.received)
             case .refused(let body, _) where body.error == "uploadOffset":
-                let next = body.received ?? 0
-                unchanged = next == offset ? unchanged + 1 : 0
-                offset = min(max(0, next), pending.length - 1)
+                offset = min(max(0, body.received ?? 0), lastChunk)
             case .refused(let body, _) where body.error == "notCovered":
                 return .notCovered(held: try Self.vector(body.held ?? [:]))
             case .refused(let body, let status) where body.error == "rejectedFile":
                 return .rejected(body, status: status)
+            case .refused(let body, _) where body.error == "fileTaken":
+                // Another device's upload under this id: the file this device began as
+                // another device (an earlier token). It is exported afresh.
+                return .dropped
             case .refused(let body, let status):
                 throw SyncClientError(refusal: body, status: status)
-            }
-            guard unchanged < 3 else {
-                throw SyncClientError(.badResponse, "the hub's upload of \(pending.fileID) stays at \(offset)")
             }
         }
     }

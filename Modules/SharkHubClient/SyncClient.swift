@@ -24,14 +24,13 @@ import SharkSync
 public struct SyncClient: Sendable {
     /// How a client talks to its hub and where it keeps its state.
     public struct Options: Sendable {
-        /// Where the client keeps its state between syncs. Nil: a folder under the system's
-        /// temporary directory named for the device's site and the space. Give one that
-        /// lasts (an app's support folder) so that a restart does not list the hub from the
-        /// start again.
+        /// Where the client keeps its state between syncs. Nil: a folder in the user's cache
+        /// folder named for the device's site and the space. Give one that lasts (an app's
+        /// support folder) so that a cleaned cache does not list the hub from the start again.
         public var stateFolder: URL?
         public var retry = RetryPolicy()
-        /// The bytes of each uploaded chunk: the hub's largest (1 MiB) unless set lower; at
-        /// least the hub's smallest (64 KiB by default) but for a file's last chunk.
+        /// The bytes of each uploaded chunk: the hub's largest (1 MiB) unless set lower, and
+        /// never below the hub's smallest (64 KiB): values outside are brought within.
         public var chunkBytes = 1 << 20
         /// How long the client waits for the head of each answer.
         public var requestTimeout: Duration = .seconds(60)
@@ -68,10 +67,14 @@ public struct SyncClient: Sendable {
         self.options = options
     }
 
-    /// The folder this client keeps its state in.
+    /// The folder this client keeps its state in: ``Options/stateFolder``, or one in the
+    /// user's cache folder (`~/.cache` on Linux), made readable by the user alone.
     public var stateFolder: URL {
-        options.stateFolder
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("shark-sync", isDirectory: true)
+        if let folder = options.stateFolder { return folder }
+        let caches =
+            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return caches.appendingPathComponent("shark-sync", isDirectory: true)
             .appendingPathComponent("\(engine.site.uuidString.lowercased())-\(space)", isDirectory: true)
     }
 
@@ -118,8 +121,7 @@ public struct SyncClient: Sendable {
         guard let scheme = hub.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = hub.host,
             !host.isEmpty
         else { throw SyncClientError(.insecureAddress, "the hub's address is https://host[:port], not \(hub)") }
-        let loopback = ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) || host.hasPrefix("127.")
-        guard scheme == "https" || loopback || options.allowsPlaintextHTTP else {
+        guard scheme == "https" || LoopbackHost.contains(host) || options.allowsPlaintextHTTP else {
             throw SyncClientError(
                 .insecureAddress, "plaintext http to \(host) would send the token in clear: use https")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SharkHub
+import SharkHubAPI
 import SharkHubClient
 import SharkORM
 import SharkSync
@@ -33,6 +34,16 @@ struct SyncClientTests {
             _ = await server.result
             throw error
         }
+    }
+
+    /// Runs a sync of `client` that is cancelled once the hub holds its upload's first chunk.
+    static func cutOffAfterFirstChunk(_ client: SyncClient) async {
+        let cut = Task {
+            try await client.sync { step in
+                if case .uploading = step { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+        }
+        await #expect(throws: (any Error).self) { try await cut.value }
     }
 
     /// A client for `device` with a state folder of its own and small chunks.
@@ -95,13 +106,7 @@ struct SyncClientTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try await Self.withLiveHub(hub) { address in
             let client = Self.client(laptop, hub: address, folder: folder)
-            // Cancelled once the hub holds the first chunk.
-            let cut = Task {
-                try await client.sync { step in
-                    if case .uploading = step { withUnsafeCurrentTask { $0?.cancel() } }
-                }
-            }
-            await #expect(throws: (any Error).self) { try await cut.value }
+            await Self.cutOffAfterFirstChunk(client)
             let pending = try Data(contentsOf: folder.appendingPathComponent("pending.sharklog"))
             let resumed = try await client.sync()
             #expect(resumed.filesPushed == [1])
@@ -118,6 +123,26 @@ struct SyncClientTests {
             #expect(again.filesPulled == 0 && again.filesSkipped == 2 && again.filesPushed.isEmpty)
         }
         #expect(try laptop.texts().count == 2)
+    }
+
+    @Test("an upload whose bytes were lost is abandoned on the hub, and the changes exported again")
+    func lostPendingBytes() async throws {
+        let hub = try await makeHub(.sqlite)
+        let laptop = try await TestDevice(hub: hub, name: "laptop")
+        try laptop.write(noise(300_000))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-client-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Self.withLiveHub(hub) { address in
+            let client = Self.client(laptop, hub: address, folder: folder)
+            await Self.cutOffAfterFirstChunk(client)
+            #expect(try await storedCounts(hub).files == 1)  // begun, unfinished
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("pending.sharklog"))
+            let report = try await client.sync()
+            #expect(report.filesPushed == [1])
+        }
+        // Only the accepted file is left, and the quota counts only it.
+        let stored = try await storedCounts(hub)
+        #expect(stored.files == 1 && stored.counted == stored.bytes)
     }
 
     @Test("a state folder that went past files of one hub lists another hub (or a restored one) from the start")
@@ -173,6 +198,12 @@ struct SyncClientTests {
             key: sealingKey)
         let plaintext = await #expect(throws: SyncClientError.self) { try await unreachable.sync() }
         #expect(plaintext?.reason == .insecureAddress)
+        // A name that begins like a loopback address is a name: no plaintext to it either.
+        unreachable = SyncClient(
+            engine: laptop.engine, hub: URL(string: "http://127.example.com")!, space: "notes", token: laptop.token,
+            key: sealingKey)
+        let lookalike = await #expect(throws: SyncClientError.self) { try await unreachable.sync() }
+        #expect(lookalike?.reason == .insecureAddress)
 
         // Another sync (here: another process's lock) holds the folder.
         let client = Self.client(laptop, hub: URL(string: "http://127.0.0.1:1")!)
@@ -183,4 +214,17 @@ struct SyncClientTests {
         let busy = await #expect(throws: SyncClientError.self) { try await client.sync() }
         #expect(busy?.reason == .busy)
     }
+}
+
+@Test("loopback is localhost, 127.0.0.0/8 and ::1, parsed, never a prefix of a name")
+func loopbackHosts() {
+    for host in ["localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "::1", "[::1]", "0:0:0:0:0:0:0:1"] {
+        #expect(LoopbackHost.contains(host), "\(host)")
+    }
+    for host in [
+        "127.example.com", "127.0.0.1.example.com", "128.0.0.1", "0.0.0.0", "::", "10.0.0.1", "example.com", "",
+    ] {
+        #expect(!LoopbackHost.contains(host), "\(host)")
+    }
+    #expect(HubListener(host: "127.0.0.2").isLoopback && !HubListener(host: "127.evil.example").isLoopback)
 }

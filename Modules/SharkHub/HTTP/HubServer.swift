@@ -195,7 +195,7 @@ public struct HubListener: Sendable, Hashable {
     }
 
     /// Whether the address is this machine's alone, where plaintext HTTP exposes nothing.
-    public var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.") }
+    public var isLoopback: Bool { LoopbackHost.contains(host) }
 }
 
 extension HubServer {

@@ -59,7 +59,7 @@ struct SyncCommand: AsyncParsableCommand {
                 file: tokenFile, variable: tokenEnv, defaultVariable: "SHARK_HUB_TOKEN", prompt: "Device token",
                 confirms: false, options: "--token-file, --token-env or SHARK_HUB_TOKEN"
             ).text()
-            guard let token = DeviceToken(parsing: tokenText.trimmingCharacters(in: .whitespaces)) else {
+            guard let token = DeviceToken(parsing: tokenText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                 throw CommandFailure(
                     "the device token is not one shark hub add-device printed (shk1.…)",
                     exitCode: CommandFailure.permission)
