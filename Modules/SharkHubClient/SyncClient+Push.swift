@@ -44,12 +44,10 @@ extension SyncClient {
             // from their devices.
             guard vector[engine.site] > held[engine.site] else { return }
             connection.progress(.exporting)
-            try await engine.exportChanges(since: held, key: key, to: pendingURL)
+            // The export says how many bytes it wrote; the header gives the file's id and vector.
+            let length = Int64(try await engine.exportChanges(since: held, key: key, to: pendingURL))
             let key = self.key
             let header = try await BlockingIO.run { try ChangeLogHeader(reading: pendingURL, key: key) }
-            let length = try await BlockingIO.run {
-                Int64(try pendingURL.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0)
-            }
             state.pending = ClientState.PendingFile(
                 fileID: header.fileID, length: length, vector: Self.entries(header.vector))
             try await state.save(to: stateFolder)
