@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Builds the API reference of every public module with DocC (swift-docc-plugin), warnings as
-# errors: a broken symbol link or an unresolved topic fails it. The sites land in
-# .build/docs/<Module> (or under the folder given as the first argument), ready for static
-# hosting; open one with any static file server.
+# errors: a broken symbol link or an unresolved topic fails it. One site holds every module
+# (DocC's combined documentation), so a page of one module links to another's symbols, and one
+# plugin run builds it all: the plugin's tools and the package graph load once, not once a
+# module. The site lands in .build/docs (or in the folder given as the first argument), ready
+# for static hosting under /SharkORM/; open it with any static file server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-libraries.sh
 output=${1:-.build/docs}
 mkdir -p "$output"
+targets=()
 for target in SharkORM SharkSQLite SharkSQLCipher SharkMemory SharkSync SharkPostgres SharkHubAPI SharkHub SharkHubClient; do
-    echo "== $target"
-    swift package --allow-writing-to-directory "$output" \
-        generate-documentation --target "$target" --output-path "$output/$target" \
-        --warnings-as-errors --transform-for-static-hosting --hosting-base-path "$target"
+    targets+=(--target "$target")
 done
-echo "API reference: $output/<Module>/index.html"
+swift package --allow-writing-to-directory "$output" \
+    generate-documentation "${targets[@]}" --output-path "$output" \
+    --enable-experimental-combined-documentation \
+    --warnings-as-errors --transform-for-static-hosting --hosting-base-path SharkORM
+echo "API reference: $output/index.html (a page per module under $output/documentation/)"

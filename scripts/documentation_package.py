@@ -2,17 +2,20 @@
 """Turns the documentation's Swift code into one package that builds it all: README.md's
 blocks and the guides as programs to run, and every other example (doc comments, DocC
 articles, the other guides of docs/) as functions to type-check (scripts/doc_snippets.py).
-One package, so that the macro library, the dependencies and SharkORM build once; it pins
-the lowest dependency versions SharkORM claims and builds sync from outside the package too
-(scripts/lowest_versions.py).
+One package, built in this checkout's own build folder (scripts/check-docs.sh passes
+`--scratch-path`), so that the macro library, the dependencies and SharkORM are the ones the
+main build already compiled: only the examples compile here. The lowest dependency versions
+are a package of their own (scripts/lowest_versions.py).
 
 Usage: documentation_package.py README.md OUTPUT_DIRECTORY REPOSITORY [GUIDE.md ...]
 
 - A block whose first line is `// Package.swift` is a manifest fragment: its `.package(...)`
   lines become the package's dependencies and its `.product(...)` lines the executable's,
-  exactly as a reader would paste them, but for the path of a path dependency: it names a
-  link to REPOSITORY whose name is not the README's (nor `SharkORM`), since a reader's
-  checkout may have any name and the fragment must work whatever it is.
+  exactly as a reader would paste them, but for the path of a path dependency: it names
+  REPOSITORY, whose folder is not called `SharkORM` (so the fragment's `name:` is what makes
+  `package: "SharkORM"` resolve, as in a reader's checkout of any name). Should the checkout
+  be called `SharkORM`, a link of another name to it is used instead, at the price of
+  SharkORM compiling again.
 - Every other Swift block, in order, becomes the executable's main.swift: the README's
   blocks are written to run one after the other, as one program.
 - Each GUIDE.md (docs/queries.md, say) becomes one more executable of the same package, named
@@ -28,7 +31,6 @@ import re
 import sys
 
 import doc_snippets
-import lowest_versions
 
 
 def swift_blocks(markdown):
@@ -51,11 +53,15 @@ def main():
 
     package_dir = os.path.join(output, "Documentation")
     os.makedirs(os.path.join(package_dir, "Sources", "ReadmeProgram"), exist_ok=True)
-    checkout = os.path.abspath(os.path.join(output, "a-checkout-named-otherwise"))
-    if not os.path.islink(checkout) or os.readlink(checkout) != os.path.abspath(repository):
-        if os.path.islink(checkout):
-            os.unlink(checkout)
-        os.symlink(os.path.abspath(repository), checkout)
+    checkout = os.path.abspath(repository)
+    if os.path.basename(checkout).lower() == "sharkorm":
+        # The fragment's `name:` must be what resolves `package: "SharkORM"`.
+        link = os.path.abspath(os.path.join(output, "a-checkout-named-otherwise"))
+        if not os.path.islink(link) or os.readlink(link) != checkout:
+            if os.path.islink(link):
+                os.unlink(link)
+            os.symlink(checkout, link)
+        checkout = link
     for index, dependency in enumerate(packages):
         path = re.search(r'path:\s*"([^"]+)"', dependency)
         if path:
@@ -75,11 +81,6 @@ def main():
     if not re.search(r'name:\s*"SharkORM"', package_lines):
         sys.exit("the Package.swift fragment should name the checkout `SharkORM` (`name:`)")
     extra_dependencies, extra_targets, doc_programs, examples = doc_snippets.generate(package_dir, repository)
-    # The same package checks the lowest dependency versions Package.swift claims.
-    pinned, lowest_targets, lowest_program = lowest_versions.generate(package_dir, repository)
-    extra_dependencies += pinned
-    extra_targets += lowest_targets
-    doc_programs.append(lowest_program)
     package_lines = ",\n        ".join([package_lines] + extra_dependencies)
     targets = ",\n        ".join([
         f""".executableTarget(

@@ -1,7 +1,8 @@
-// The documentation package's LowestVersions program (scripts/lowest_versions.py): built
-// with the lowest dependency versions SharkORM's Package.swift claims, and with sync from
-// SharkSync's sources compiled as a module of another package.
+// The LowestVersions package's program (scripts/lowest_versions.py): built with the lowest
+// dependency versions SharkORM's Package.swift claims, and with sync from SharkSync's sources
+// compiled as a module of another package.
 import Foundation
+import SharkHubAPI
 import SharkMemory
 import SharkORM
 import SharkSQLite
@@ -32,5 +33,9 @@ try phone.importChanges(from: try laptop.exportChanges(key: key), key: key)
 let titles = try Note.query(in: phone.store).orderBy(\.title).fetch().map(\.title)
 guard titles == ["first", "second"] else {
     fatalError("expected the two notes after the import, read \(titles)")
+}
+// The hub's API types, on the same swift-crypto.
+guard DeviceToken(parsing: "shark1.not-a-device.not-a-secret") == nil else {
+    fatalError("a malformed device token parsed")
 }
 print("SharkORM \(sharkORMVersion) with swift-syntax 600.0.1 and swift-crypto 3.12.3: \(titles)")
