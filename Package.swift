@@ -48,6 +48,9 @@ let package = Package(
         // Graceful shutdown of the hub's server, on a signal or a cancelled task.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // What the hub counts (swift-metrics), and `shark serve`'s Prometheus endpoint for it.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // The backend-agnostic core: models, schema, values, queries, the Store and the Driver protocol.
@@ -152,7 +155,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             path: "Modules/SharkHub"
         ),
@@ -194,6 +197,10 @@ let package = Package(
                 "SharkORM", "SharkSQLite", "SharkSQLCipher", "SharkSync", "SharkSQLiteCore", "SharkPostgres",
                 "SharkHub", "SharkHubClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tools/shark"
         ),
@@ -276,6 +283,7 @@ let package = Package(
             dependencies: [
                 "SharkHub", "SharkHubClient", "SharkSync", "SharkTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Tests/SharkHubTests"
         ),

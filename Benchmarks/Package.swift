@@ -32,6 +32,8 @@ let package = Package(
                 .product(name: "SharkSync", package: "SharkORM"),
                 .product(name: "SharkPostgres", package: "SharkORM"),
                 .product(name: "SharkCSQLite", package: "SharkORM"),
+                .product(name: "SharkHub", package: "SharkORM"),
+                .product(name: "SharkHubClient", package: "SharkORM"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "FluentKit", package: "fluent-kit"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),

@@ -36,6 +36,8 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case rateLimited
         /// An accepted file, which a device may not remove (409).
         case alreadyAccepted
+        /// The hub cannot serve now: its database does not answer (503, from `/v1/ready`).
+        case unavailable
     }
 
     public let reason: Reason
@@ -65,6 +67,7 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case .rejectedFile: return 422
         case .tooLarge, .quotaExceeded: return 413
         case .tooManyUploads, .rateLimited: return 429
+        case .unavailable: return 503
         }
     }
 

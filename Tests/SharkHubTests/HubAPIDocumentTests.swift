@@ -87,7 +87,7 @@ struct HubAPIDocumentTests {
     func documentedOperations() async throws {
         let setup = try await Setup()
         let operations = try Self.operations()
-        #expect(operations.count == 5)
+        #expect(operations.count == 6)
         try await Application(router: HubServer(hub: setup.hub).router()).test(.router) { client in
             for operation in operations {
                 // An upload begun, to abandon; the accepted file, to download.

@@ -24,7 +24,10 @@ struct PostgresPasswordOptions: ParsableArguments {
 
     /// The password's source: an option's, else libpq's (`PGPASSWORD`, then `PGPASSFILE` or
     /// `~/.pgpass`), else none.
-    var source: PostgresPassword {
+    var source: PostgresPassword { Self.source(file: passwordFile, environment: passwordEnv) }
+
+    /// The password's source: the file or the environment variable named, else libpq's.
+    static func source(file passwordFile: String?, environment passwordEnv: String?) -> PostgresPassword {
         if let passwordFile { return .file(passwordFile) }
         if let passwordEnv { return .environment(passwordEnv) }
         let environment = ProcessInfo.processInfo.environment

@@ -91,6 +91,29 @@ struct SharkBench: ParsableCommand {
             valueName: "path"))
     var shark: String?
 
+    @Flag(
+        help: """
+            Instead of the workloads: sustained sync through a hub (shark serve, see --shark) from many \
+            devices at once, then a device that joins late pulling backlogs; changes per second, sync \
+            latencies and the hub's memory.
+            """)
+    var hubLoad = false
+
+    @Option(help: "--hub-load: how many devices sync at once.") var hubDevices = 20
+    @Option(help: "--hub-load: how many rounds of a commit and a sync on every device.") var hubRounds = 20
+    @Option(help: "--hub-load: changes in each device's commit of a round.") var hubChanges = 100
+    @Option(
+        help: "--hub-load: the backlogs a device that joins late pulls, in changes, comma-separated (none: empty).",
+        transform: { text in
+            try text.split(separator: ",").map { part in
+                guard let size = Int(part.replacingOccurrences(of: "_", with: "")), size > 0 else {
+                    throw ValidationError("a backlog is a number of changes: \(part)")
+                }
+                return size
+            }
+        })
+    var hubBacklogs = [100_000, 1_000_000]
+
     @Option(help: "The window of --batch-memory.")
     var batchSize = 1_000
 
@@ -150,6 +173,20 @@ struct SharkBench: ParsableCommand {
     )
     var observeBase = 0
 
+    /// The `shark` command line: --shark, else the release build beside this one
+    /// (Benchmarks/.build/release/shark-bench → .build/release/shark of the root package), else
+    /// the one in the same folder (a build that shares the root package's build folder).
+    func sharkPath() throws -> String {
+        if let shark { return shark }
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
+        for candidate in ["../../../.build/release/shark", "shark"] {
+            let path = here.appendingPathComponent(candidate).standardizedFileURL.path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw ValidationError(
+            "no shark beside shark-bench: build it (swift build -c release --product shark) or name it with --shark")
+    }
+
     mutating func run() throws {
         if let path = batchIterate { return try BatchMemory.iterate(path: path, size: batchSize) }
         if let rows = batchMemory {
@@ -162,15 +199,22 @@ struct SharkBench: ParsableCommand {
             directory
             ?? (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
         if let rows = cliMemory {
-            // Benchmarks/.build/release/shark-bench → .build/release/shark of the root package.
-            let here = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-            let beside = here.deletingLastPathComponent().appendingPathComponent("../../../.build/release/shark")
-            let path = shark ?? beside.standardizedFileURL.path
-            guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw ValidationError(
-                    "no shark at \(path): build it (swift build -c release --product shark) or name it with --shark")
+            return try CommandLineMemory.measure(rows: rows, shark: try sharkPath(), directory: folder)
+        }
+        if hubLoad {
+            if let markdownInto {
+                _ = try GeneratedSection.splice("", into: markdownInto, section: "shark-bench-hub", dryRun: true)
             }
-            return try CommandLineMemory.measure(rows: rows, shark: path, directory: folder)
+            let figures = try HubLoad.run(
+                HubLoad.Settings(
+                    devices: hubDevices, rounds: hubRounds, changesPerCommit: hubChanges, backlogs: hubBacklogs,
+                    shark: try sharkPath(), directory: folder))
+            let text = figures.markdown
+            print(text)
+            if let markdownInto {
+                _ = try GeneratedSection.splice(text, into: markdownInto, section: "shark-bench-hub", dryRun: false)
+            }
+            return
         }
         var selection = workloads
         if observation || sync || scale {

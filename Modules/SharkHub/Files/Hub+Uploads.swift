@@ -3,6 +3,13 @@ import SharkHubAPI
 import SharkORM
 import SharkSync
 
+/// What storing a chunk came to: where the upload stands, and whether this chunk made the
+/// hub accept the file (not a file it held already).
+struct ReceivedChunk: Sendable {
+    let state: UploadState
+    let acceptedFile: Bool
+}
+
 extension Hub {
     /// Stores one chunk of the file `fileID`, `length` bytes in all, at `offset`, from
     /// `device`. Chunks arrive in order: one that does not start where the upload stands is
@@ -12,7 +19,7 @@ extension Hub {
     /// database commit, does the answer carry a sequence. A file the space already holds is
     /// accepted again at once, and stored once.
     func receive(chunk: Data, offset: Int64, length: Int64, fileID: UUID, from device: AuthenticatedDevice)
-        async throws -> UploadState
+        async throws -> ReceivedChunk
     {
         guard length > 0, length <= maximumFileBytes else {
             throw HubError(.tooLarge, "a file is 1 to \(maximumFileBytes) bytes, not \(length)")
@@ -94,13 +101,15 @@ extension Hub {
             try tx.commit(HubChunk(file: file.id, offset: offset, bytes: chunk))
             return (Self.state(of: file), file.id)
         }
-        guard state.0.sequence == nil, state.0.received == length else { return state.0 }
+        guard state.0.sequence == nil, state.0.received == length else {
+            return ReceivedChunk(state: state.0, acceptedFile: false)
+        }
         return try await accept(fileRow: state.fileRow, fileID: fileID, length: length, from: device)
     }
 
     /// Checks a fully received file and accepts it, or removes it with every chunk.
     private func accept(fileRow: Int64, fileID: UUID, length: Int64, from device: AuthenticatedDevice)
-        async throws -> UploadState
+        async throws -> ReceivedChunk
     {
         let store = self.store
         let header: ChangeLogHeader
@@ -115,12 +124,14 @@ extension Hub {
             throw HubError(.rejectedFile, "not a whole change log: \(error)")
         }
         // A refusal removes the file in the same transaction, then throws once it committed.
-        let outcome = try await store.write { tx -> Result<UploadState, HubError> in
+        let outcome = try await store.write { tx -> Result<ReceivedChunk, HubError> in
             guard let file = try tx.find(HubFile.self, id: fileRow),
                 let space = try tx.find(HubSpace.self, id: device.space),
                 let owner = try tx.find(HubDevice.self, id: device.id)
             else { throw HubError(.notFound, "the upload is gone") }
-            if file.sequence > 0 { return .success(Self.state(of: file)) }  // accepted by another request
+            if file.sequence > 0 {  // accepted by another request
+                return .success(ReceivedChunk(state: Self.state(of: file), acceptedFile: false))
+            }
             let held = VectorText.vector(space.held) ?? VersionVector()
             let (spaceID, source, ownerID) = (space.id, header.source, owner.id)
             let siteTaken =
@@ -171,7 +182,7 @@ extension Hub {
             file.since = VectorText.text(header.since)
             file.vector = VectorText.text(header.vector)
             try tx.commit(file)
-            return .success(Self.state(of: file))
+            return .success(ReceivedChunk(state: Self.state(of: file), acceptedFile: true))
         }
         return try outcome.get()
     }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,8 +10,9 @@ import ServiceLifecycle
 import SharkHubAPI
 import SharkSync
 
-/// The hub's HTTP API (`docs/hub.md`), over a ``Hub``. Every route but `/v1/health` needs a
-/// device token (`Authorization: Bearer shk1.…`) that reaches the space in its path.
+/// The hub's HTTP API (`docs/hub.md`), over a ``Hub``. Every route but `/v1/health` and
+/// `/v1/ready` needs a device token (`Authorization: Bearer shk1.…`) that reaches the space in
+/// its path.
 ///
 /// ```swift
 /// let router = HubServer(hub: hub).router()   // Hummingbird's `Application(router:)` serves it
@@ -21,21 +23,36 @@ public struct HubServer: Sendable {
     /// process.
     let deviceLimiter: RateLimiter
     let addressLimiter: RateLimiter
+    let metrics: HubMetrics
 
-    public init(hub: Hub) {
+    /// A server for `hub`, counting requests, refusals and the bytes it moves into `metrics`
+    /// (swift-metrics: the process's backend unless given; docs/hub.md lists the metrics).
+    ///
+    /// ```swift
+    /// let server = HubServer(hub: hub)   // metrics go to MetricsSystem.bootstrap's backend
+    /// ```
+    public init(hub: Hub, metrics: any MetricsFactory = MetricsSystem.factory) {
         self.hub = hub
         deviceLimiter = RateLimiter(perMinute: hub.limits.requestsPerMinutePerDevice)
         addressLimiter = RateLimiter(perMinute: hub.limits.requestsPerMinutePerAddress)
+        self.metrics = HubMetrics(factory: metrics)
     }
 
     /// The routes of the API.
     public func router() -> Router<HubRequestContext> {
         let router = Router(context: HubRequestContext.self)
-        router.add(middleware: HubErrorMiddleware())
+        // Outermost first: every request is counted, refusals included.
+        router.add(middleware: RequestMetrics(metrics: metrics))
+        router.add(middleware: HubErrorMiddleware(metrics: metrics))
         router.add(middleware: AddressRateLimit(limiter: addressLimiter))
         let hub = self.hub
         let server = self
+        let metrics = self.metrics
         router.get("v1/health") { _, _ in "ok" }
+        router.get("v1/ready") { _, _ -> String in
+            try await hub.checkDatabase()
+            return "ready"
+        }
         router.put("v1/spaces/:space/files/:file") { request, context -> Response in
             let space = try context.parameters.require("space")
             let device = try await server.authenticate(request, space)
@@ -50,14 +67,28 @@ public struct HubServer: Sendable {
             } catch is NIOTooManyBytesError {
                 throw HubError(.tooLarge, "a chunk holds at most \(Hub.chunkLimit) bytes")
             }
-            let state = try await hub.receive(
+            let received = try await hub.receive(
                 chunk: Data(buffer: chunk), offset: offset, length: length, fileID: fileID, from: device)
+            metrics.received(bytes: chunk.readableBytes)
+            let state = received.state
+            if received.acceptedFile, let sequence = state.sequence {
+                metrics.fileAccepted()
+                context.logger.info(
+                    "file accepted",
+                    metadata: [
+                        "space": "\(space)", "device": "\(device.id)", "file": "\(fileID)", "sequence": "\(sequence)",
+                        "bytes": "\(length)",
+                    ])
+            }
             return try Self.json(state, status: state.sequence == nil ? .accepted : .ok)
         }
         router.delete("v1/spaces/:space/files/:file") { request, context -> Response in
             let space = try context.parameters.require("space")
             let device = try await server.authenticate(request, space)
-            try await hub.abandonUpload(try Self.fileID(context), from: device)
+            let fileID = try Self.fileID(context)
+            try await hub.abandonUpload(fileID, from: device)
+            context.logger.info(
+                "upload abandoned", metadata: ["space": "\(space)", "device": "\(device.id)", "file": "\(fileID)"])
             return Response(status: .noContent)
         }
         router.get("v1/spaces/:space/files") { request, context -> Response in
@@ -83,6 +114,7 @@ public struct HubServer: Sendable {
                         throw HubError(.notFound, "file \(file.row) lacks its bytes from \(offset)")
                     }
                     try await writer.write(ByteBuffer(data: bytes))
+                    metrics.sent(bytes: bytes.count)
                     offset += Int64(bytes.count)
                 }
                 try await writer.finish(nil)
@@ -140,8 +172,8 @@ public struct HubRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 }
 
-/// Counts each request but `/v1/health` against its address's limit, before anything else
-/// runs: a flood of requests never reaches the database.
+/// Counts each request but the probes (`/v1/health`, `/v1/ready`) against its address's
+/// limit, before anything else runs: a flood of requests never reaches the database.
 struct AddressRateLimit: RouterMiddleware {
     typealias Context = HubRequestContext
     let limiter: RateLimiter
@@ -149,7 +181,7 @@ struct AddressRateLimit: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        if request.uri.path != "/v1/health", let address = context.remoteAddress?.ipAddress,
+        if !["/v1/health", "/v1/ready"].contains(request.uri.path), let address = context.remoteAddress?.ipAddress,
             let wait = limiter.spend(address)
         {
             var error = HubError(.rateLimited, "too many requests from \(address): try again in \(wait) s")
@@ -160,10 +192,12 @@ struct AddressRateLimit: RouterMiddleware {
     }
 }
 
-/// Answers a ``HubError`` with its status and JSON body; anything else a handler throws is
-/// left to Hummingbird (a 500, or the status of its own errors).
+/// Answers a ``HubError`` with its status and JSON body, counted and logged by reason;
+/// anything else a handler throws is left to Hummingbird (a 500, or the status of its own
+/// errors).
 struct HubErrorMiddleware: RouterMiddleware {
     typealias Context = HubRequestContext
+    let metrics: HubMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -171,9 +205,55 @@ struct HubErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HubError {
+            metrics.refused(error.reason)
+            // A flood over the rate limit would flood the log too: those only when debugging.
+            context.logger.log(
+                level: error.reason == .rateLimited ? .debug : .info, "refused",
+                metadata: [
+                    "reason": "\(error.reason.rawValue)", "status": "\(error.statusCode)",
+                    "path": "\(request.uri.path)",
+                    "message": "\(error.message)",
+                ])
             var response = try HubServer.json(HubErrorBody(error), status: HTTPResponse.Status(code: error.statusCode))
             if let wait = error.retryAfter { response.headers[.retryAfter] = "\(wait)" }
             return response
+        }
+    }
+}
+
+/// Counts every request by route, method and status, and times it until its response's
+/// last byte is written (a download streams long after its handler returns).
+struct RequestMetrics: RouterMiddleware {
+    typealias Context = HubRequestContext
+    let metrics: HubMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let metrics = self.metrics
+        // The route's pattern, never the path itself: a label per space or file would grow
+        // without bound.
+        let route = context.endpointPath ?? "unmatched"
+        let method = request.method
+        do {
+            var response = try await next(request, context)
+            let (status, body) = (response.status, response.body)
+            response.body = ResponseBody(contentLength: body.contentLength) { writer in
+                defer {
+                    metrics.request(
+                        route: route, method: method, status: status,
+                        nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+                }
+                try await body.write(writer)
+            }
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
+            metrics.request(
+                route: route, method: method, status: status,
+                nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+            throw error
         }
     }
 }
@@ -182,7 +262,7 @@ struct HubErrorMiddleware: RouterMiddleware {
 public struct HubListener: Sendable, Hashable {
     /// The address to bind: loopback unless the hub is meant to be reached from elsewhere.
     public var host: String = "127.0.0.1"
-    /// The port; 0 takes any free one (``HubServer/serve(_:onRunning:)`` reports it).
+    /// The port; 0 takes any free one (``HubServer/serve(_:logger:alongside:onRunning:)`` reports it).
     public var port: Int = 8470
     /// How long a connection may stay idle before the hub closes it.
     public var idleTimeoutSeconds: Int64 = 60
@@ -201,25 +281,30 @@ public struct HubListener: Sendable, Hashable {
 extension HubServer {
     /// Serves the hub over HTTP until the process gets SIGTERM or SIGINT, or the calling task
     /// is cancelled, then finishes the requests under way and returns. `onRunning` gets the
-    /// port bound (the one asked for, or a free one for port 0).
+    /// port bound (the one asked for, or a free one for port 0). The server logs to `logger`
+    /// (each request's lines carry its id); `services` run beside it and shut down with it (a
+    /// metrics endpoint, say).
     ///
     /// ```swift
     /// try await HubServer(hub: hub).serve(HubListener(port: 8470)) { port in print("listening on \(port)") }
     /// ```
-    public func serve(_ listener: HubListener, onRunning: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    public func serve(
+        _ listener: HubListener, logger: Logger = Logger(label: "shark-hub"), alongside services: [any Service] = [],
+        onRunning: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws {
         let application = Application(
             router: router(),
             server: .http1(configuration: .init(idleTimeout: .seconds(listener.idleTimeoutSeconds))),
             configuration: .init(
                 address: .hostname(listener.host, port: listener.port), serverName: "shark-hub",
                 availableConnectionsDelegate: MaximumAvailableConnections(listener.maximumConnections)),
-            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? listener.port) })
-        let logger = Logger(label: "shark-hub")
-        // Shut down in reverse order: the sweeper first, then the server after the requests
-        // under way.
+            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? listener.port) },
+            logger: logger)
+        // Shut down in reverse order: the sweeper and the services beside first, then the
+        // server after the requests under way.
         let group = ServiceGroup(
             configuration: .init(
-                services: [application, ExpiredUploadSweeper(hub: hub, logger: logger)],
+                services: [application, ExpiredUploadSweeper(hub: hub, metrics: metrics, logger: logger)] + services,
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         // The group runs in a task of its own, so that cancelling the caller shuts it down
         // gracefully, as SIGTERM does, rather than cutting the connections under way.

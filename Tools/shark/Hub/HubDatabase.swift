@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SharkHub
 import SharkORM
+import SharkPostgres
 import SharkSQLite
 
 #if canImport(Glibc)
@@ -20,11 +21,23 @@ struct HubDatabaseOptions: ParsableArguments {
 
     @OptionGroup var password: PostgresPasswordOptions
 
+    var database: HubDatabase { HubDatabase(path: path, password: password.source) }
+
+    /// Opens the hub over its database.
+    func open(limits: HubLimits = HubLimits()) async throws -> Hub { try await database.open(limits: limits) }
+}
+
+/// Where the hub's state lives, and the password that opens it when it is PostgreSQL's.
+struct HubDatabase {
+    /// A SQLite file or a PostgreSQL URL without its password.
+    let path: String
+    let password: PostgresPassword
+
     /// Opens the hub over its database.
     func open(limits: HubLimits = HubLimits()) async throws -> Hub {
         let configuration: StoreConfiguration
         if PostgresLocation.isURL(path) {
-            configuration = try PostgresLocation(path, password: password.source, readOnly: false).configuration
+            configuration = try PostgresLocation(path, password: password, readOnly: false).configuration
         } else {
             configuration = .sqlite(path: path)
         }
