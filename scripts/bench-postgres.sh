@@ -11,6 +11,7 @@
 # the only one whose figures mean anything. BENCH_SCRATCH names the build folder (CI gives
 # the main build's, whose dependencies the benchmarks share); the default is Benchmarks/.build.
 set -euo pipefail
+if [ -n "${BENCH_SCRATCH:-}" ]; then BENCH_SCRATCH=$(realpath -m "$BENCH_SCRATCH"); fi
 cd "$(dirname "$0")/.."
 bash scripts/system-libraries.sh
 configuration=${BENCH_BUILD:-release}

@@ -14,7 +14,9 @@
 #   sync built from outside the package) builds in a folder of its own, and its program runs;
 # - every backticked `Type.member` of README.md and docs/ names a member that exists.
 # The main build's folder then holds this package's build too: the next `swift build` of
-# SharkORM plans again (seconds) and compiles nothing.
+# SharkORM plans again (seconds) and compiles nothing, as long as both resolve the same
+# dependency versions (a fresh clone does; after `swift package update`, delete
+# .build-docs/Documentation/Package.resolved).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-libraries.sh
@@ -25,14 +27,6 @@ package=$(sed -n 's/^package //p' <<<"$generated")
 mapfile -t readme_programs < <(sed -n 's/^readme //p' <<<"$generated")
 mapfile -t doc_programs < <(sed -n 's/^program //p' <<<"$generated")
 echo "$(sed -n 's/^examples //p' <<<"$generated") examples beside README.md and ${#readme_programs[@]} programs"
-
-# The lowest versions share nothing with the main build: their package builds in the
-# background, on the core the examples' build and runs leave idle much of the time.
-lowest=$(python3 scripts/lowest_versions.py "$PWD/.build-docs" "$PWD")
-lowest_log=$(mktemp)
-swift build --package-path "$lowest" >"$lowest_log" 2>&1 &
-lowest_build=$!
-trap 'kill "$lowest_build" 2>/dev/null || true' EXIT
 
 scratch="$PWD/.build"
 log=$(mktemp)
@@ -66,8 +60,12 @@ swift package dump-symbol-graph --minimum-access-level private >/dev/null
 graphs="$(swift build --show-bin-path)/../symbolgraph"
 python3 scripts/check_doc_references.py "$graphs" "$PWD"
 
-echo "== the lowest versions: $lowest"
-wait "$lowest_build" || {
+# The lowest versions share nothing with the main build: a package and a build folder of
+# their own. (Built beside the examples' build instead, it made the stage slower on two cores.)
+lowest=$(python3 scripts/lowest_versions.py "$PWD/.build-docs" "$PWD")
+lowest_log=$(mktemp)
+echo "== the lowest versions: building $lowest"
+swift build --package-path "$lowest" >"$lowest_log" 2>&1 || {
     tail -30 "$lowest_log"
     echo "error: SharkORM does not build with the lowest dependency versions it claims (above)" >&2
     exit 1

@@ -7,7 +7,9 @@
 # one parameterized test over ConformanceSuite.cases(for:), run here.
 # It builds in this checkout's build folder (--scratch-path): the dependencies and SharkORM
 # are those the main build compiled, and only the example compiles here. The next
-# `swift build` of SharkORM plans again (seconds) and compiles nothing.
+# `swift build` of SharkORM plans again (seconds) and compiles nothing, as long as both
+# resolve the same dependency versions (after `swift package update`, delete
+# Examples/RemoteDriver/Package.resolved).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-libraries.sh

@@ -6,9 +6,15 @@
 # module. The site lands in .build/docs (or in the folder given as the first argument), ready
 # for static hosting under /SharkORM/; open it with any static file server.
 set -euo pipefail
+# The folder is the caller's (read before moving to the repository), and DocC replaces it
+# whole: one that holds anything but a site built here is refused.
+output=$(realpath -m "${1:-$(dirname "$0")/../.build/docs}")
 cd "$(dirname "$0")/.."
+if [ -d "$output" ] && [ -n "$(ls -A "$output")" ] && [ ! -f "$output/index.html" ]; then
+    echo "error: $output holds other files: DocC would replace them; name an empty or new folder" >&2
+    exit 1
+fi
 bash scripts/system-libraries.sh
-output=${1:-.build/docs}
 mkdir -p "$output"
 targets=()
 for target in SharkORM SharkSQLite SharkSQLCipher SharkMemory SharkSync SharkPostgres SharkHubAPI SharkHub SharkHubClient; do

@@ -12,10 +12,8 @@ Usage: documentation_package.py README.md OUTPUT_DIRECTORY REPOSITORY [GUIDE.md 
 - A block whose first line is `// Package.swift` is a manifest fragment: its `.package(...)`
   lines become the package's dependencies and its `.product(...)` lines the executable's,
   exactly as a reader would paste them, but for the path of a path dependency: it names
-  REPOSITORY, whose folder is not called `SharkORM` (so the fragment's `name:` is what makes
-  `package: "SharkORM"` resolve, as in a reader's checkout of any name). Should the checkout
-  be called `SharkORM`, a link of another name to it is used instead, at the price of
-  SharkORM compiling again.
+  REPOSITORY. In a checkout not called `SharkORM` (CI's, this one), the fragment's `name:`
+  is what makes `package: "SharkORM"` resolve, as in a reader's checkout of any name.
 - Every other Swift block, in order, becomes the executable's main.swift: the README's
   blocks are written to run one after the other, as one program.
 - Each GUIDE.md (docs/queries.md, say) becomes one more executable of the same package, named
@@ -53,15 +51,9 @@ def main():
 
     package_dir = os.path.join(output, "Documentation")
     os.makedirs(os.path.join(package_dir, "Sources", "ReadmeProgram"), exist_ok=True)
+    # The checkout's own path, so that the package shares the main build's folder (a link
+    # of another name would give SharkORM another package identity, and compile it again).
     checkout = os.path.abspath(repository)
-    if os.path.basename(checkout).lower() == "sharkorm":
-        # The fragment's `name:` must be what resolves `package: "SharkORM"`.
-        link = os.path.abspath(os.path.join(output, "a-checkout-named-otherwise"))
-        if not os.path.islink(link) or os.readlink(link) != checkout:
-            if os.path.islink(link):
-                os.unlink(link)
-            os.symlink(checkout, link)
-        checkout = link
     for index, dependency in enumerate(packages):
         path = re.search(r'path:\s*"([^"]+)"', dependency)
         if path:

@@ -8,7 +8,8 @@ Usage: lowest_versions.py OUTPUT_DIRECTORY REPOSITORY
 
 - The package pins swift-syntax 600.0.1 and swift-crypto 3.12.3 exactly and builds what
   stands on them: the @Model macro and the core, the SQLite and in-memory drivers, sync and
-  the hub's API types. Other dependencies resolve as they do for the main build.
+  the hub's API types. Other dependencies resolve on their own, to the newest versions
+  allowed, as a fresh checkout's do.
 - Its LowestVersions program (scripts/lowest-versions/main.swift) uses the @Model macro, a
   sealed change log and a device token, with sync from SharkSyncOutside: SharkSync's sources
   built as a module of this other package, over a zlib module map of its own. `package`

@@ -38,7 +38,7 @@ struct ServeSettingsTests {
         try server.run()
         defer { if server.isRunning { server.terminate() } }
         let started = Self.readUntil(errors.fileHandleForReading) { text in
-            text.contains("listening on http://127.0.0.1:") && text.contains("/metrics\n")
+            text.contains("listening on http://127.0.0.1:") && text.contains("/metrics\"")
         }
         let port = try #require(Self.port(after: "listening on http://127.0.0.1:", in: started), "\(started)")
         let metricsPort = try #require(Self.port(after: "metrics on http://127.0.0.1:", in: started), "\(started)")
@@ -72,6 +72,9 @@ struct ServeSettingsTests {
         }
         #expect(records.contains { $0["message"] as? String == "refused" && $0["reason"] as? String == "unauthorized" })
         #expect(records.allSatisfy { $0["time"] != nil && $0["level"] != nil && $0["label"] as? String == "shark-hub" })
+        // Where it listens is a record too: every line of standard error is JSON.
+        #expect(records.contains { ($0["message"] as? String)?.hasPrefix("listening on http://127.0.0.1:") == true })
+        #expect((started + rest).split(separator: "\n").allSatisfy { $0.hasPrefix("{") }, "\(started + rest)")
     }
 
     @Test("a setting that is unknown, of the wrong kind or missing is refused, naming where it came from")
@@ -87,6 +90,14 @@ struct ServeSettingsTests {
             (#"[1, 2]"#, [:], [database], "not a JSON object of settings"),
             (nil, ["SHARK_SERVE_PORT": "abc"], [database], "SHARK_SERVE_PORT: port is an integer"),
             (nil, ["SHARK_SERVE_LOG_LEVEL": "loud"], [database], "logLevel is trace, debug"),
+            (nil, ["SHARK_SERVE_PROT": "80"], [database], "SHARK_SERVE_PROT names no setting"),
+            (#"{"passwordFile": "a", "passwordEnv": "B"}"#, [:], [database], "give the password one way"),
+            (nil, [:], [database, "--metrics-host", "127.0.0.2"], "give one too"),
+            // A flag turns off what the file turned on.
+            (
+                #"{"host": "0.0.0.0", "plaintextHTTPOnNetwork": true}"#, [:],
+                [database, "--no-plaintext-http-on-network"], "reverse proxy"
+            ),
             (nil, [:], ["--port", "0"], "name the hub's database"),
             (nil, [:], [database, "--port", "70000"], "the port is 0 to 65535"),
             (nil, [:], [database, "--metrics-port", "0", "--metrics-host", "0.0.0.0"], "reverse proxy"),

@@ -239,6 +239,8 @@ final class HubProcess {
             "serve", database, "--port", "0", "--device-requests-per-minute", "0", "--address-requests-per-minute",
             "0", "--log-level", "warning",
         ]
+        // The caller's SHARK_SERVE_… settings are not this hub's.
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SHARK_SERVE_") }
         let output = try FileHandle(forWritingTo: log)
         process.standardError = output
         process.standardOutput = output

@@ -173,18 +173,25 @@ struct SharkBench: ParsableCommand {
     )
     var observeBase = 0
 
-    /// The `shark` command line: --shark, else the release build beside this one
-    /// (Benchmarks/.build/release/shark-bench → .build/release/shark of the root package), else
-    /// the one in the same folder (a build that shares the root package's build folder).
+    /// The `shark` command line: --shark, else the one beside this binary (a build that
+    /// shares the root package's build folder, as CI's), else the root package's release
+    /// build, else its debug build.
     func sharkPath() throws -> String {
         if let shark { return shark }
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
-        for candidate in ["../../../.build/release/shark", "shark"] {
-            let path = here.appendingPathComponent(candidate).standardizedFileURL.path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        // Benchmarks/Sources/shark-bench/SharkBench.swift → the repository.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [
+            here.appendingPathComponent("shark"), root.appendingPathComponent(".build/release/shark"),
+            root.appendingPathComponent(".build/debug/shark"),
+        ]
+        if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) {
+            return found.path
         }
         throw ValidationError(
-            "no shark beside shark-bench: build it (swift build -c release --product shark) or name it with --shark")
+            "no shark at \(candidates.map(\.path).joined(separator: ", ")): build it "
+                + "(swift build -c release --product shark) or name it with --shark")
     }
 
     mutating func run() throws {

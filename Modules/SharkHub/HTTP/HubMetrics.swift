@@ -9,7 +9,7 @@ import HTTPTypes
 ///
 /// - `shark_hub_requests_total{route, method, status}` and
 ///   `shark_hub_request_duration_seconds{route, method}`: every request, its route the path's
-///   pattern (`/v1/spaces/{space}/files/{file}`), until its response's last byte;
+///   pattern (`/v1/spaces/{space}/files/{file}`), until its handler answers;
 /// - `shark_hub_refusals_total{reason}`: each ``HubError`` answered, by reason;
 /// - `shark_hub_files_accepted_total`, `shark_hub_received_bytes_total` (the chunks of
 ///   uploads answered, a chunk sent again counted again) and `shark_hub_sent_bytes_total`:

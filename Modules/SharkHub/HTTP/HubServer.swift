@@ -49,8 +49,14 @@ public struct HubServer: Sendable {
         let server = self
         let metrics = self.metrics
         router.get("v1/health") { _, _ in "ok" }
-        router.get("v1/ready") { _, _ -> String in
-            try await hub.checkDatabase()
+        router.get("v1/ready") { _, context -> String in
+            do {
+                try await hub.checkDatabase()
+            } catch {
+                // The detail for the operator's log; the caller, anyone, learns only the fact.
+                context.logger.warning("not ready", metadata: ["error": "\(error)"])
+                throw HubError(.unavailable, "the hub's database does not answer")
+            }
             return "ready"
         }
         router.put("v1/spaces/:space/files/:file") { request, context -> Response in
@@ -172,8 +178,8 @@ public struct HubRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 }
 
-/// Counts each request but the probes (`/v1/health`, `/v1/ready`) against its address's
-/// limit, before anything else runs: a flood of requests never reaches the database.
+/// Counts each request but `/v1/health` against its address's limit, before anything else
+/// runs: a flood of requests never reaches the database (`/v1/ready` reads it, so it counts).
 struct AddressRateLimit: RouterMiddleware {
     typealias Context = HubRequestContext
     let limiter: RateLimiter
@@ -181,7 +187,7 @@ struct AddressRateLimit: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        if !["/v1/health", "/v1/ready"].contains(request.uri.path), let address = context.remoteAddress?.ipAddress,
+        if request.uri.path != "/v1/health", let address = context.remoteAddress?.ipAddress,
             let wait = limiter.spend(address)
         {
             var error = HubError(.rateLimited, "too many requests from \(address): try again in \(wait) s")
@@ -221,8 +227,9 @@ struct HubErrorMiddleware: RouterMiddleware {
     }
 }
 
-/// Counts every request by route, method and status, and times it until its response's
-/// last byte is written (a download streams long after its handler returns).
+/// Counts every request by route, method and status, and times it until its handler
+/// answers: a download's bytes, streamed after that, are counted by
+/// `shark_hub_sent_bytes_total` instead. The response passes through untouched.
 struct RequestMetrics: RouterMiddleware {
     typealias Context = HubRequestContext
     let metrics: HubMetrics
@@ -231,27 +238,19 @@ struct RequestMetrics: RouterMiddleware {
         async throws -> Response
     {
         let started = DispatchTime.now().uptimeNanoseconds
-        let metrics = self.metrics
         // The route's pattern, never the path itself: a label per space or file would grow
         // without bound.
         let route = context.endpointPath ?? "unmatched"
-        let method = request.method
         do {
-            var response = try await next(request, context)
-            let (status, body) = (response.status, response.body)
-            response.body = ResponseBody(contentLength: body.contentLength) { writer in
-                defer {
-                    metrics.request(
-                        route: route, method: method, status: status,
-                        nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
-                }
-                try await body.write(writer)
-            }
+            let response = try await next(request, context)
+            metrics.request(
+                route: route, method: request.method, status: response.status,
+                nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
             return response
         } catch {
-            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
             metrics.request(
-                route: route, method: method, status: status,
+                route: route, method: request.method,
+                status: (error as? any HTTPResponseError)?.status ?? .internalServerError,
                 nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
             throw error
         }

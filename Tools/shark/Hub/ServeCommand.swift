@@ -55,8 +55,10 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String?
     @Option(help: "text (swift-log's lines) or json (one object a line) (text).") var logFormat: String?
 
-    @Flag(help: "Listen in plaintext HTTP on an address other than loopback (behind a TLS reverse proxy).")
-    var plaintextHTTPOnNetwork = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Listen in plaintext HTTP on an address other than loopback (behind a TLS reverse proxy).")
+    var plaintextHTTPOnNetwork: Bool?
 
     /// The settings of this run: defaults, then the file, the environment and the flags.
     func resolvedSettings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServeSettings {
@@ -77,7 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("metricsHost", metricsHost.map { .text($0) }),
             ("logLevel", logLevel.map { .text($0) }),
             ("logFormat", logFormat.map { .text($0) }),
-            ("plaintextHTTPOnNetwork", plaintextHTTPOnNetwork ? .boolean(true) : nil),
+            ("plaintextHTTPOnNetwork", plaintextHTTPOnNetwork.map { .boolean($0) }),
         ]
         for (key, value) in flags {
             if let value { try settings.set(key, value, from: "--" + Self.flagName(key)) }
@@ -109,8 +111,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard settings.deviceRequestsPerMinute >= 0, settings.addressRequestsPerMinute >= 0 else {
             throw usage("requests per minute are 0 (no limit) or more")
         }
-        guard settings.passwordFile == nil || settings.passwordEnv == nil else {
-            throw usage("give the password one way: a file or an environment variable")
+        guard settings.metricsPort != nil || settings.metricsHost == ServeSettings().metricsHost else {
+            throw usage("the metrics host is for a metrics port: give one too")
         }
         for host in [settings.host] + (settings.metricsPort == nil ? [] : [settings.metricsHost])
         where !LoopbackHost.contains(host) && !settings.plaintextHTTPOnNetwork {
@@ -145,13 +147,26 @@ struct ServeCommand: AsyncParsableCommand {
                 let host = settings.metricsHost
                 services.append(
                     MetricsEndpoint.application(registry: registry, host: host, port: metricsPort, logger: logger) {
-                        port in Terminal.writeError("shark serve: metrics on http://\(host):\(port)/metrics")
+                        port in Self.announce("metrics on http://\(host):\(port)/metrics", settings)
                     })
             }
             let host = settings.host
             try await server.serve(listener, logger: logger, alongside: services) { port in
-                Terminal.writeError("shark serve: listening on http://\(host):\(port)")
+                Self.announce("listening on http://\(host):\(port)", settings)
             }
+        }
+    }
+
+    /// Where the hub listens, on standard error whatever the log level: a line of text, or
+    /// with JSON logs a record like the others.
+    static func announce(_ message: String, _ settings: ServeSettings) {
+        switch settings.logFormat {
+        case .text: Terminal.writeError("shark serve: " + message)
+        case .json:
+            JSONLogHandler(label: "shark-hub").log(
+                event: LogEvent(
+                    level: .notice, message: "\(message)", metadata: nil, source: "shark", file: #fileID,
+                    function: #function, line: #line))
         }
     }
 

@@ -95,8 +95,9 @@ struct ServeSettings: Equatable {
         }
         switch key {
         case "database": database = try text()
-        case "passwordFile": passwordFile = try text()
-        case "passwordEnv": passwordEnv = try text()
+        // One way to the password: a later source's way replaces an earlier one's.
+        case "passwordFile": (passwordFile, passwordEnv) = (try text(), nil)
+        case "passwordEnv": (passwordEnv, passwordFile) = (try text(), nil)
         case "host": host = try text()
         case "port": port = try int()
         case "idleTimeout": idleTimeout = try integer()
@@ -142,6 +143,9 @@ struct ServeSettings: Equatable {
                 "\(path) is not a JSON object of settings (text, integers, true or false)",
                 exitCode: CommandFailure.dataError)
         }
+        guard object["passwordFile"] == nil || object["passwordEnv"] == nil else {
+            throw Self.bothPasswordWays(path)
+        }
         // In a stable order, so that the same file always fails on the same key.
         for (key, setting) in object.sorted(by: { $0.key < $1.key }) { try set(key, setting.value, from: path) }
     }
@@ -166,11 +170,27 @@ struct ServeSettings: Equatable {
         }
     }
 
-    /// Applies the `SHARK_SERVE_…` variables that are set.
+    /// Applies the `SHARK_SERVE_…` variables that are set. One of that prefix that names no
+    /// setting is refused, as a file's unknown key is: a misspelt variable is not ignored.
     mutating func apply(environment: [String: String]) throws {
+        let known = Set(Self.keys.map(\.environment) + ["SHARK_SERVE_CONFIG"])
+        if let unknown = environment.keys.filter({ $0.hasPrefix("SHARK_SERVE_") && !known.contains($0) }).min() {
+            throw CommandFailure(
+                "\(unknown) names no setting of shark serve; the variables are "
+                    + Self.keys.map(\.environment).joined(separator: ", "),
+                exitCode: CommandFailure.usage)
+        }
+        guard environment["SHARK_SERVE_PASSWORD_FILE"] == nil || environment["SHARK_SERVE_PASSWORD_ENV"] == nil else {
+            throw Self.bothPasswordWays("the environment")
+        }
         for (key, variable) in Self.keys {
             if let text = environment[variable] { try set(key, .text(text), from: variable) }
         }
+    }
+
+    static func bothPasswordWays(_ origin: String) -> CommandFailure {
+        CommandFailure(
+            "\(origin): give the password one way, a file or an environment variable", exitCode: CommandFailure.usage)
     }
 
     static func wrongKind(_ key: String, _ origin: String, _ expected: String) -> CommandFailure {
