@@ -17,6 +17,19 @@ import HTTPTypes
 /// - `shark_hub_expired_uploads_removed_total`: unfinished uploads swept after their lifetime.
 struct HubMetrics: Sendable {
     let factory: any MetricsFactory
+    // The counters without labels, made once: they move on every chunk.
+    private let filesAccepted: Counter
+    private let receivedBytes: Counter
+    private let sentBytes: Counter
+    private let expiredUploads: Counter
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        filesAccepted = Counter(label: "shark_hub_files_accepted_total", factory: factory)
+        receivedBytes = Counter(label: "shark_hub_received_bytes_total", factory: factory)
+        sentBytes = Counter(label: "shark_hub_sent_bytes_total", factory: factory)
+        expiredUploads = Counter(label: "shark_hub_expired_uploads_removed_total", factory: factory)
+    }
 
     func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, nanoseconds: UInt64) {
         Counter(
@@ -36,18 +49,18 @@ struct HubMetrics: Sendable {
     }
 
     func fileAccepted() {
-        Counter(label: "shark_hub_files_accepted_total", factory: factory).increment()
+        filesAccepted.increment()
     }
 
     func received(bytes: Int) {
-        Counter(label: "shark_hub_received_bytes_total", factory: factory).increment(by: Int64(bytes))
+        receivedBytes.increment(by: Int64(bytes))
     }
 
     func sent(bytes: Int) {
-        Counter(label: "shark_hub_sent_bytes_total", factory: factory).increment(by: Int64(bytes))
+        sentBytes.increment(by: Int64(bytes))
     }
 
     func expiredUploadsRemoved(_ count: Int) {
-        Counter(label: "shark_hub_expired_uploads_removed_total", factory: factory).increment(by: Int64(count))
+        expiredUploads.increment(by: Int64(count))
     }
 }
