@@ -200,7 +200,9 @@ struct HubConnection: Sendable {
                 }
                 var delay = retry.delay(after: attempt)
                 // The hub's Retry-After, as far as the policy's longest wait.
-                if let wait = failure.retryAfter { delay = max(delay, min(.seconds(wait), retry.maximumDelay)) }
+                if let wait = failure.retryAfter {
+                    delay = max(delay, min(.seconds(wait), retry.maximumDelay, RetryPolicy.longestDelay))
+                }
                 progress(.retrying(attempt: attempt, delay: delay, reason: failure.message))
                 retries.add()
                 try await Task.sleep(for: delay)

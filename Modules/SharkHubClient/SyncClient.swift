@@ -135,8 +135,16 @@ public struct SyncClient: Sendable {
 }
 
 extension TimeAmount {
+    /// The duration in NIO's nanoseconds, saturating: a timeout of `.seconds(.max)` means
+    /// "never" rather than an overflow, and a negative one means "at once".
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow {
+            self = .nanoseconds(seconds < 0 ? 0 : .max)
+        } else {
+            let (total, carried) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+            self = .nanoseconds(carried ? (seconds < 0 ? 0 : .max) : max(0, total))
+        }
     }
 }

@@ -9,6 +9,10 @@ import SharkORM
 import SharkSync
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// What an operator sees of a hub: its metrics (swift-metrics) and its readiness.
 @Suite("Hub: metrics and readiness")
 struct HubObservabilityTests {
@@ -71,5 +75,18 @@ struct HubObservabilityTests {
             #expect(try client.refusal(closed).error == "unavailable")
             #expect(try await client.execute(uri: "/v1/health", method: .get).status == .ok)
         }
+    }
+
+    @Test("listener settings at their extremes serve rather than trap", arguments: [Int64.max, 0, -1])
+    func extremeListener(idleTimeoutSeconds: Int64) async throws {
+        let hub = try await makeHub(.memory)
+        var listener = HubListener(host: "127.0.0.1", port: 0)
+        listener.idleTimeoutSeconds = idleTimeoutSeconds
+        listener.maximumConnections = idleTimeoutSeconds == .max ? .max : 0
+        let status = try await SyncClientTests.withLiveHub(hub, listener: listener) { address in
+            let (_, response) = try await URLSession.shared.data(from: address.appending(path: "v1/health"))
+            return (response as? HTTPURLResponse)?.statusCode
+        }
+        #expect(status == 200)
     }
 }

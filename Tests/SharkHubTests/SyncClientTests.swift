@@ -14,10 +14,12 @@ import Testing
 @Suite("Hub: SyncClient over a live hub")
 struct SyncClientTests {
     /// Runs `body` with the address of `hub` served on a free loopback port, then stops it.
-    static func withLiveHub<T: Sendable>(_ hub: Hub, _ body: (URL) async throws -> T) async throws -> T {
+    static func withLiveHub<T: Sendable>(
+        _ hub: Hub, listener: HubListener = HubListener(host: "127.0.0.1", port: 0), _ body: (URL) async throws -> T
+    ) async throws -> T {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let server = Task {
-            try await HubServer(hub: hub).serve(HubListener(host: "127.0.0.1", port: 0)) { port in
+            try await HubServer(hub: hub).serve(listener) { port in
                 continuation.yield(port)
                 continuation.finish()
             }

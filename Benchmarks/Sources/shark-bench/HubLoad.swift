@@ -96,7 +96,7 @@ enum HubLoad {
                         try device.commit(settings.changesPerCommit, round: round)
                         let begun = ContinuousClock.now
                         try await device.client.sync()
-                        return nanoseconds(ContinuousClock.now - begun)
+                        return Nanoseconds.of(ContinuousClock.now - begun)
                     }
                 }
                 return try await group.reduce(into: [UInt64]()) { $0.append($1) }
@@ -105,7 +105,7 @@ enum HubLoad {
         }
         // One quiet round, untimed, so that every device holds every change.
         for device in devices { try await device.client.sync() }
-        let seconds = Double(nanoseconds(ContinuousClock.now - started)) / 1e9
+        let seconds = Double(Nanoseconds.of(ContinuousClock.now - started)) / 1e9
         let cpu = hub.cpuSeconds() - cpuBefore
         let loadPeak = hub.peakMegabytes()
         let pushed = settings.devices * settings.rounds * settings.changesPerCommit
@@ -142,7 +142,7 @@ enum HubLoad {
                 folder: folder)
             let begun = ContinuousClock.now
             try await joiner.client.sync()
-            let pullSeconds = Double(nanoseconds(ContinuousClock.now - begun)) / 1e9
+            let pullSeconds = Double(Nanoseconds.of(ContinuousClock.now - begun)) / 1e9
             let count = try await HubBenchRow.query(in: joiner.engine.store).count()
             guard count == written else {
                 throw BenchError.wrongResult("the device that joined late holds \(count) of \(written) changes")
@@ -179,11 +179,6 @@ enum HubLoad {
             total += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
         }
         return total
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let parts = duration.components
-        return UInt64(parts.seconds) * 1_000_000_000 + UInt64(parts.attoseconds / 1_000_000_000)
     }
 
     /// A device of the load: an in-memory store with sync, and its client to the hub.

@@ -104,21 +104,15 @@ enum ObservationBench {
         // When each commit finished, by commit number, for the latencies.
         let committedAt = CommitTimes()
         let observers = observed ? try observers(store, base: base) : []
+        // Each observer notes when each result arrived; latencies are computed once the
+        // commits and deliveries are over. A result can arrive before the writing thread has
+        // read its own clock after `commit` returned: such a delivery counts as zero latency,
+        // never as a negative one or as none.
         let consumers = observers.map { live in
-            Task { () -> (Histogram<UInt64>, Int) in
-                var latencies = Histogram<UInt64>(
-                    highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
-                var deliveries = 0
-                for try await value in live {
-                    let now = ContinuousClock.now
-                    if let committed = committedAt[value.sequence] {
-                        let elapsed = (now - committed).components
-                        _ = latencies.record(
-                            UInt64(elapsed.seconds) * 1_000_000_000 + UInt64(elapsed.attoseconds / 1_000_000_000))
-                        deliveries += 1
-                    }
-                }
-                return (latencies, deliveries)
+            Task { () -> [(sequence: UInt64, at: ContinuousClock.Instant)] in
+                var arrivals: [(sequence: UInt64, at: ContinuousClock.Instant)] = []
+                for try await value in live { arrivals.append((value.sequence, ContinuousClock.now)) }
+                return arrivals
             }
         }
         for live in observers { await live.caughtUp(through: store.lastCommitSequence) }
@@ -154,9 +148,11 @@ enum ObservationBench {
         var latencies = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
         var deliveries = 0
         for consumer in consumers {
-            let (histogram, count) = try await consumer.value
-            latencies.add(histogram)
-            deliveries += count
+            for arrival in try await consumer.value {
+                guard let committed = committedAt[arrival.sequence] else { continue }  // the caught-up result
+                _ = latencies.record(Nanoseconds.elapsed(from: committed, to: arrival.at))
+                deliveries += 1
+            }
         }
         return (time, latencies, deliveries)
     }

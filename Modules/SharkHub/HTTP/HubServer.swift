@@ -263,7 +263,8 @@ public struct HubListener: Sendable, Hashable {
     public var host: String = "127.0.0.1"
     /// The port; 0 takes any free one (``HubServer/serve(_:logger:alongside:onRunning:)`` reports it).
     public var port: Int = 8470
-    /// How long a connection may stay idle before the hub closes it.
+    /// How long a connection may stay idle before the hub closes it: at least 1 second, and
+    /// above about 292 years (the most NIO's nanoseconds hold), that.
     public var idleTimeoutSeconds: Int64 = 60
     /// How many connections the hub serves at once; more wait to be accepted.
     public var maximumConnections: Int = 1000
@@ -275,6 +276,9 @@ public struct HubListener: Sendable, Hashable {
 
     /// Whether the address is this machine's alone, where plaintext HTTP exposes nothing.
     public var isLoopback: Bool { LoopbackHost.contains(host) }
+
+    /// The idle timeout within what NIO counts in nanoseconds, so that no setting traps.
+    var boundedIdleTimeoutSeconds: Int64 { min(max(1, idleTimeoutSeconds), Int64.max / 1_000_000_000) }
 }
 
 extension HubServer {
@@ -293,10 +297,10 @@ extension HubServer {
     ) async throws {
         let application = Application(
             router: router(),
-            server: .http1(configuration: .init(idleTimeout: .seconds(listener.idleTimeoutSeconds))),
+            server: .http1(configuration: .init(idleTimeout: .seconds(listener.boundedIdleTimeoutSeconds))),
             configuration: .init(
                 address: .hostname(listener.host, port: listener.port), serverName: "shark-hub",
-                availableConnectionsDelegate: MaximumAvailableConnections(listener.maximumConnections)),
+                availableConnectionsDelegate: MaximumAvailableConnections(max(1, listener.maximumConnections))),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? listener.port) },
             logger: logger)
         // Shut down in reverse order: the sweeper and the services beside first, then the
