@@ -66,12 +66,23 @@ let package = Package(
         .macro(
             name: "SharkMacros",
             dependencies: [
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                "SharkMacroExpansions",
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ],
             path: "Modules/SharkMacros"
+        ),
+        // What the macros expand to, as a library: the tests link it rather than the plugin
+        // (see Modules/SharkMacros/Plugin.swift).
+        .target(
+            name: "SharkMacroExpansions",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            path: "Modules/SharkMacroExpansions"
         ),
         // A table of sqlite3 function pointers and the loader that fills it from an isolated library.
         .target(
@@ -207,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "SharkMacrosTests",
             dependencies: [
-                "SharkMacros",
+                // Not the plugin: a test target on a macro target is built for the host.
+                "SharkMacroExpansions",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             ],

@@ -1,7 +1,12 @@
-import SharkMacros
+import SharkMacroExpansions
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
+
+/// The macros under test: the expansions the compiler plugin's types share.
+enum ModelMacro: ModelExpansion {}
+enum TransientMacro: MarkerAttributeExpansion {}
+enum PersistedPropertyMacro: PersistedPropertyExpansion {}
 
 /// The macros under test, by the names source code uses.
 let sharkMacros: [String: MacroSpec] = [

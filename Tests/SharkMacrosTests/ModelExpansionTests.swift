@@ -1,4 +1,4 @@
-import SharkMacros
+import SharkMacroExpansions
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 

@@ -8,9 +8,10 @@ import SwiftSyntaxMacros
 ///
 /// The `init` accessor lets the class's own initializers assign the property as if it were
 /// stored.
-public struct PersistedPropertyMacro {}
+public protocol PersistedPropertyExpansion: AccessorMacro, PeerMacro {}
 
-extension PersistedPropertyMacro: AccessorMacro {
+// The accessor role.
+extension PersistedPropertyExpansion {
     public static func expansion(
         of node: AttributeSyntax,
         providingAccessorsOf declaration: some DeclSyntaxProtocol,
@@ -61,7 +62,8 @@ extension PersistedPropertyMacro: AccessorMacro {
     }
 }
 
-extension PersistedPropertyMacro: PeerMacro {
+// The peer role.
+extension PersistedPropertyExpansion {
     public static func expansion(
         of node: AttributeSyntax,
         providingPeersOf declaration: some DeclSyntaxProtocol,
@@ -80,33 +82,12 @@ extension PersistedPropertyMacro: PeerMacro {
     }
 }
 
-/// `@Relationship(deleteRule:)`: sets the delete rule of a to-one relationship. `@Model`
-/// reads the attribute; the macro itself generates nothing.
-public struct RelationshipMacro: PeerMacro {
-    public static func expansion(
-        of node: AttributeSyntax,
-        providingPeersOf declaration: some DeclSyntaxProtocol,
-        in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        []
-    }
-}
+/// `@Relationship(deleteRule:)`, `@Renamed(from:)` and `@Transient`: attributes `@Model`
+/// reads (a to-one relationship's delete rule, a property's previous name, a property kept
+/// out of storage). The macros themselves generate nothing.
+public protocol MarkerAttributeExpansion: PeerMacro {}
 
-/// `@Renamed(from:)`: records a property's previous name. `@Model` reads the attribute; the
-/// macro itself generates nothing.
-public struct RenamedMacro: PeerMacro {
-    public static func expansion(
-        of node: AttributeSyntax,
-        providingPeersOf declaration: some DeclSyntaxProtocol,
-        in context: some MacroExpansionContext
-    ) throws -> [DeclSyntax] {
-        []
-    }
-}
-
-/// `@Transient`: keeps a property out of storage. `@Model` reads the attribute; the macro
-/// itself generates nothing.
-public struct TransientMacro: PeerMacro {
+extension MarkerAttributeExpansion {
     public static func expansion(
         of node: AttributeSyntax,
         providingPeersOf declaration: some DeclSyntaxProtocol,

@@ -11,9 +11,14 @@ import SwiftSyntaxMacros
 /// - member-attribute role: `@_SharkPersisted(column:)` on every persisted property, which
 ///   adds change tracking;
 /// - extension role: the `Model` conformance.
-public struct ModelMacro {}
+///
+/// The expansion is this protocol's default implementation, so that the compiler plugin's
+/// `ModelMacro` (the type `#externalMacro` names) and the tests' own type share it: the
+/// tests link this library, never the plugin, and so build like any other test target.
+public protocol ModelExpansion: MemberMacro, MemberAttributeMacro, ExtensionMacro {}
 
-extension ModelMacro: MemberMacro {
+// The member role.
+extension ModelExpansion {
     public static func expansion(
         of node: AttributeSyntax,
         providingMembersOf declaration: some DeclGroupSyntax,
@@ -185,7 +190,8 @@ extension ModelMacro: MemberMacro {
     }
 }
 
-extension ModelMacro: MemberAttributeMacro {
+// The member-attribute role.
+extension ModelExpansion {
     public static func expansion(
         of node: AttributeSyntax,
         attachedTo declaration: some DeclGroupSyntax,
@@ -206,7 +212,8 @@ extension ModelMacro: MemberAttributeMacro {
     }
 }
 
-extension ModelMacro: ExtensionMacro {
+// The extension role.
+extension ModelExpansion {
     public static func expansion(
         of node: AttributeSyntax,
         attachedTo declaration: some DeclGroupSyntax,

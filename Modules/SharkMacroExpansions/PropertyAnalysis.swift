@@ -145,7 +145,7 @@ struct ModelAnalysis {
             )
             return nil
         }
-        // A UUID key without an initial value gets a new v7 UUID (see PersistedPropertyMacro),
+        // A UUID key without an initial value gets a new v7 UUID (see PersistedPropertyExpansion),
         // so it does not stop the macro from generating `init()`.
         let isDefaultedKey = identifier == "id" && Self.isUUID(type)
         if binding.initializer == nil && !type.is(OptionalTypeSyntax.self) && !isDefaultedKey {
