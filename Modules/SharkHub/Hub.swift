@@ -32,6 +32,9 @@ public final class Hub: Sendable {
     public init(store: Store, limits: HubLimits = HubLimits(), clock: @escaping @Sendable () -> Date = { Date() })
         async throws
     {
+        guard limits.staleDeviceAge > 0 else {
+            throw HubError(.badRequest, "HubLimits.staleDeviceAge is a positive number of seconds")
+        }
         self.store = store
         self.limits = limits
         self.clock = clock
@@ -48,6 +51,18 @@ public final class Hub: Sendable {
 struct AuthenticatedDevice: Sendable {
     let id: UUID
     let space: String
+    /// Silent past ``HubLimits/staleDeviceAge`` when the request came.
+    var isStale = false
+
+    /// Refuses a stale device: it may acknowledge (and so catch up), nothing else.
+    func requireActive() throws {
+        guard !isStale else {
+            throw HubError(
+                .stale,
+                "this device has not synced for longer than the hub keeps a device waited for, and the space went "
+                    + "on without it: catch up from a full export of another device, then sync again")
+        }
+    }
 }
 
 extension Hub {
@@ -63,6 +78,6 @@ extension Hub {
         else { throw HubError(.unauthorized, "the token is not valid") }
         guard device.revokedAt == nil else { throw HubError(.forbidden, "the token was revoked") }
         guard device.space == space else { throw HubError(.forbidden, "the token does not reach space \(space)") }
-        return AuthenticatedDevice(id: device.id, space: device.space)
+        return AuthenticatedDevice(id: device.id, space: device.space, isStale: isStale(device, at: clock()))
     }
 }

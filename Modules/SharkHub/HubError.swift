@@ -18,8 +18,10 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         /// A chunk that does not start where the upload stands (409; ``HubError/received``
         /// says where to go on from).
         case uploadOffset
-        /// A file whose `since` the hub's files do not cover: something in between is
-        /// missing (409; export again since ``HubError/held``).
+        /// A file whose `since` the hub's files do not cover (something in between is
+        /// missing), or whose vector is below what every device of the space has applied
+        /// (devices that forgot removals there could not import it): 409; export again since
+        /// ``HubError/held``.
         case notCovered
         /// A file that is not a sealed change log of the space, whose envelope is damaged, or
         /// whose source is not the token's device (422).
@@ -38,6 +40,10 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case alreadyAccepted
         /// The hub cannot serve now: its database does not answer (503, from `/v1/ready`).
         case unavailable
+        /// A device silent past ``HubLimits/staleDeviceAge``: the others went on without it
+        /// and may have forgotten removals it has not seen (410). It catches up from a full
+        /// export of another device, then acknowledges a vector that covers theirs.
+        case stale
     }
 
     public let reason: Reason
@@ -68,6 +74,7 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case .tooLarge, .quotaExceeded: return 413
         case .tooManyUploads, .rateLimited: return 429
         case .unavailable: return 503
+        case .stale: return 410
         }
     }
 
@@ -78,8 +85,6 @@ extension HubErrorBody {
     init(_ error: HubError) {
         self.init(
             error: error.reason.rawValue, message: error.message, received: error.received,
-            held: error.held.map { vector in
-                Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })
-            })
+            held: error.held.map(VectorText.entries))
     }
 }

@@ -31,6 +31,12 @@ public struct HubLimits: Sendable, Hashable {
     /// counted. Behind a reverse proxy every request comes from the proxy's address: set 0
     /// there and limit at the proxy. 0: no limit.
     public var requestsPerMinutePerAddress = 3000
+    /// How long a device may go without acknowledging what it applied (every sync ends with
+    /// it) before it is stale: 90 days. A stale device no longer holds back the space's
+    /// acknowledged vector, so the others may forget removals it has not seen; the hub refuses
+    /// its listings, downloads and uploads (``HubError/Reason/stale``) until it catches up
+    /// from a full export and acknowledges a vector that covers the others'.
+    public var staleDeviceAge: TimeInterval = 90 * 24 * 3600
 
     public init() {}
 }

@@ -89,7 +89,8 @@ public struct HubFileList: Sendable, Hashable, Codable {
 
 /// A refusal as the hub's JSON body carries it: `error` names the reason (`unauthorized`,
 /// `forbidden`, `notFound`, `badRequest`, `uploadOffset`, `notCovered`, `rejectedFile`,
-/// `tooLarge`, `quotaExceeded`, `fileTaken`, `tooManyUploads`).
+/// `tooLarge`, `quotaExceeded`, `fileTaken`, `tooManyUploads`, `rateLimited`, `alreadyAccepted`,
+/// `unavailable`, `stale`).
 ///
 /// ```swift
 /// let refusal = try JSONDecoder().decode(HubErrorBody.self, from: body)

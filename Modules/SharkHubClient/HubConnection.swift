@@ -34,6 +34,16 @@ struct HubConnection: Sendable {
         return try await json(request, as: HubFileList.self).get()
     }
 
+    /// Tells the hub what the device applied; answers what every active device of the space
+    /// applied.
+    func acknowledge(_ vector: [String: UInt64]) async throws -> SpaceAcknowledgement {
+        var request = HTTPClientRequest(url: "\(spaceURL)/acknowledged")
+        request.method = .PUT
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(AcknowledgedVector(vector: vector))))
+        return try await json(request, as: SpaceAcknowledgement.self).get()
+    }
+
     /// Sends the chunk `bytes` of a file of `length` bytes, at `offset`.
     func upload(_ bytes: Data, of fileID: UUID, at offset: Int64, length: Int64) async throws -> HubAnswer<UploadState>
     {
@@ -250,6 +260,7 @@ extension SyncClientError {
         case "notFound": reason = .notFound
         case "rejectedFile": reason = .rejectedFile
         case "quotaExceeded", "tooLarge": reason = .quotaExceeded
+        case "stale": reason = .stale
         default: reason = .refused
         }
         self.init(reason, "the hub refused: \(body.message)", hubReason: body.error, status: status)

@@ -39,6 +39,12 @@ public struct SyncClient: Sendable {
         /// Plaintext `http://` to a host other than this machine sends the token and the
         /// files' metadata in clear: refused unless set (a test network, say).
         public var allowsPlaintextHTTP = false
+        /// After each sync, forget the tombstones of removals every active device of the
+        /// space has applied (the hub's acknowledged vector; `forgetTombstones(seenBy:)`).
+        /// Off by default: it reads every tombstone of the store, and replicas that sync
+        /// outside the hub do not count (they catch up from a full export, as any replica
+        /// left out does).
+        public var forgetsTombstones = false
 
         public init(stateFolder: URL? = nil) { self.stateFolder = stateFolder }
     }
@@ -78,8 +84,9 @@ public struct SyncClient: Sendable {
             .appendingPathComponent("\(engine.site.uuidString.lowercased())-\(space)", isDirectory: true)
     }
 
-    /// Pulls every file the device has not applied, then pushes what the hub has not
-    /// accepted of its changes. `progress` hears each step as it happens (on no particular
+    /// Pulls every file the device has not applied, pushes what the hub has not accepted of
+    /// its changes, then tells the hub what it applied (``SyncReport/acknowledged`` is what
+    /// every active device has). `progress` hears each step as it happens (on no particular
     /// thread). Throws ``SyncClientError`` when the hub refuses or cannot be reached, a
     /// `SyncError` when a file cannot be imported (a wrong key); what was done by then stays
     /// done. Only one sync of a state folder runs at a time (``SyncClientError/Reason/busy``).
@@ -105,8 +112,24 @@ public struct SyncClient: Sendable {
         do {
             var state = try await ClientState.load(from: folder, space: space, site: engine.site)
             var report = SyncReport()
-            let held = try await pull(through: connection, state: &state, report: &report)
-            try await push(through: connection, held: held, state: &state, report: &report)
+            let held: VersionVector
+            do {
+                held = try await pull(through: connection, state: &state, report: &report)
+            } catch let error as SyncClientError where error.reason == .stale {
+                // A device the hub counts as stale may have caught up another way (a full
+                // export imported): its acknowledgement says so, or the hub refuses it again.
+                try await acknowledge(through: connection, report: &report)
+                held = try await pull(through: connection, state: &state, report: &report)
+            }
+            do {
+                try await push(through: connection, held: held, state: &state, report: &report)
+            } catch {
+                // What it pulled is applied all the same: a device whose pushes keep failing
+                // (a full quota) still tells the hub, and does not go stale.
+                try? await acknowledge(through: connection, report: &report)
+                throw error
+            }
+            try await acknowledge(through: connection, report: &report)
             report.retries = connection.retries.value
             outcome = .success(report)
         } catch {
@@ -114,6 +137,19 @@ public struct SyncClient: Sendable {
         }
         try? await http.shutdown()
         return try outcome.get()
+    }
+
+    /// Tells the hub what the device applied, and notes what every active device did;
+    /// forgets the tombstones that covers when asked to.
+    func acknowledge(through connection: HubConnection, report: inout SyncReport) async throws {
+        let vector = try await engine.versionVector()
+        let answer = try await connection.acknowledge(Self.entries(vector))
+        let everyone = try Self.vector(answer.space)
+        report.acknowledged = everyone
+        if options.forgetsTombstones {
+            let engine = self.engine
+            report.tombstonesForgotten = try await BlockingIO.run { try engine.forgetTombstones(seenBy: [everyone]) }
+        }
     }
 
     /// `<hub>/v1/spaces/<space>`, checked.

@@ -39,6 +39,11 @@ public struct SyncClientError: Error, Sendable, CustomStringConvertible {
         case insecureAddress
         /// The state folder could not be read or written.
         case stateFolder
+        /// The device went without syncing for longer than the hub waits (410): the other
+        /// devices went on and may have forgotten removals it has not seen. Catch it up from a
+        /// full export of another device (`importChanges(from:)`), then sync again: its first
+        /// acknowledgement makes it active once its vector covers the others'.
+        case stale
     }
 
     public let reason: Reason

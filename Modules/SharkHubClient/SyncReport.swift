@@ -1,4 +1,5 @@
 import Foundation
+import SharkSync
 
 /// What one ``SyncClient/sync(progress:)`` did.
 ///
@@ -19,6 +20,11 @@ public struct SyncReport: Sendable, Hashable {
     public var bytesUploaded: Int64 = 0
     /// Requests tried again after a transient failure.
     public var retries = 0
+    /// What every active device of the space has applied, as the hub answered this device's
+    /// acknowledgement at the end of the sync: a removal it covers has reached them all.
+    public var acknowledged = VersionVector()
+    /// Tombstones forgotten after the sync (``SyncClient/Options/forgetsTombstones``).
+    public var tombstonesForgotten = 0
 
     public init() {}
 }

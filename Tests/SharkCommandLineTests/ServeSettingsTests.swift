@@ -100,6 +100,8 @@ struct ServeSettingsTests {
             ),
             (nil, [:], ["--port", "0"], "name the hub's database"),
             (nil, [:], [database, "--port", "70000"], "the port is 0 to 65535"),
+            (#"{"staleAfterDays": 0}"#, [:], [database], "stale after 1 to 36,500 days"),
+            (nil, ["SHARK_SERVE_STALE_AFTER_DAYS": "9223372036854775807"], [database], "stale after 1 to 36,500 days"),
             (nil, [:], [database, "--metrics-port", "0", "--metrics-host", "0.0.0.0"], "reverse proxy"),
         ]
         for (settings, environment, arguments, message) in cases {

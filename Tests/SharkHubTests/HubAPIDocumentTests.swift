@@ -21,7 +21,12 @@ struct HubAPIDocumentTests {
         let needsToken: Bool
 
         var description: String { "\(method) \(path)" }
+        /// Under `/files`: uploads, downloads and listings, rather than acknowledgements.
+        var isFileRoute: Bool { path.contains("/files") }
     }
+
+    /// A well-formed acknowledgement body.
+    static let acknowledgement = ByteBuffer(string: #"{"vector": {}}"#)
 
     static let documentURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/hub-openapi.json")
@@ -78,7 +83,7 @@ struct HubAPIDocumentTests {
     static func uri(_ operation: Operation, file: String, query: String? = nil) -> String {
         let path = operation.path.replacingOccurrences(of: "{space}", with: "notes")
             .replacingOccurrences(of: "{file}", with: file)
-        let defaultQuery = operation.method == .put ? "offset=0&length=1000" : ""
+        let defaultQuery = operation.method == .put && operation.isFileRoute ? "offset=0&length=1000" : ""
         let text = query ?? defaultQuery
         return text.isEmpty ? path : "\(path)?\(text)"
     }
@@ -87,7 +92,7 @@ struct HubAPIDocumentTests {
     func documentedOperations() async throws {
         let setup = try await Setup()
         let operations = try Self.operations()
-        #expect(operations.count == 6)
+        #expect(operations.count == 8)
         try await Application(router: HubServer(hub: setup.hub).router()).test(.router) { client in
             for operation in operations {
                 // An upload begun, to abandon; the accepted file, to download.
@@ -101,7 +106,8 @@ struct HubAPIDocumentTests {
                 let response = try await client.execute(
                     uri: Self.uri(operation, file: file.uuidString), method: operation.method,
                     headers: operation.needsToken ? setup.laptop.authorization : [:],
-                    body: operation.method == .put ? ByteBuffer(repeating: 1, count: 200) : nil)
+                    body: operation.method != .put
+                        ? nil : operation.isFileRoute ? ByteBuffer(repeating: 1, count: 200) : Self.acknowledgement)
                 #expect(operation.statuses.contains(response.status.code), "\(operation): \(response.status)")
                 #expect((200..<300).contains(response.status.code), "\(operation): \(response.status)")
             }
@@ -171,6 +177,28 @@ struct HubAPIDocumentTests {
                     cases.append(("a file id that is not a UUID", Self.uri(operation, file: "nope"), token, body, 400))
                 }
                 switch operation.method {
+                case .put where !operation.isFileRoute:
+                    let site = UUID().uuidString
+                    cases += [
+                        ("an acknowledgement that is not JSON", Self.uri(operation, file: file), token, body, 400),
+                        (
+                            "a vector whose site is not a UUID", Self.uri(operation, file: file), token,
+                            ByteBuffer(string: #"{"vector": {"nope": 1}}"#), 400
+                        ),
+                        (
+                            "a negative sequence", Self.uri(operation, file: file), token,
+                            ByteBuffer(string: #"{"vector": {"\#(site)": -1}}"#), 400
+                        ),
+                        (
+                            "a sequence above UInt64", Self.uri(operation, file: file), token,
+                            ByteBuffer(string: #"{"vector": {"\#(site)": 18446744073709551616}}"#), 400
+                        ),
+                        ("no vector", Self.uri(operation, file: file), token, ByteBuffer(string: "{}"), 400),
+                        (
+                            "an acknowledgement above 1 MiB", Self.uri(operation, file: file), token,
+                            ByteBuffer(repeating: 0x20, count: (1 << 20) + 1), 413
+                        ),
+                    ]
                 case .put:
                     cases += [
                         (
@@ -202,6 +230,8 @@ struct HubAPIDocumentTests {
                             Self.uri(operation, file: file, query: "offset=0&length=300"), token, body, 422
                         ),
                     ]
+                case .get where !operation.isFileRoute:
+                    break
                 case .get where !operation.path.contains("{file}"):
                     cases += [
                         (

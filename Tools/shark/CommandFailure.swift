@@ -85,6 +85,10 @@ struct CommandFailure: Error {
             case .unavailable, .busy: self.init(error.message, exitCode: Self.temporaryFailure)
             case .quotaExceeded, .stateFolder: self.init(error.message, exitCode: Self.cannotCreate)
             case .refused, .badResponse: self.init(error.message, exitCode: Self.unavailable)
+            case .stale:
+                self.init(
+                    "\(error.message) (shark export on a device that synced, shark import here, then shark sync)",
+                    exitCode: Self.dataError)
             }
         case let error as HubError:
             switch error.reason {

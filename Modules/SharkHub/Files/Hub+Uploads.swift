@@ -163,6 +163,14 @@ extension Hub {
                 refusal = HubError(
                     .notCovered, "the file assumes changes the hub does not hold: export again since its vector",
                     held: held)
+            } else if !header.vector.covers(VectorText.vector(space.acknowledgedMark) ?? VersionVector()) {
+                // Written before changes every device has applied since (a file left pending
+                // while its device fell behind): devices that forgot removals there would
+                // refuse it. A fresh export holds them.
+                refusal = HubError(
+                    .notCovered,
+                    "the file was exported before changes every device of the space has applied: export again "
+                        + "since its vector", held: held)
             }
             if let refusal {
                 try Self.remove(file, in: tx)

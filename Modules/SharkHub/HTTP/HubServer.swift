@@ -62,6 +62,7 @@ public struct HubServer: Sendable {
         router.put("v1/spaces/:space/files/:file") { request, context -> Response in
             let space = try context.parameters.require("space")
             let device = try await server.authenticate(request, space)
+            try device.requireActive()
             let fileID = try Self.fileID(context)
             let query = request.uri.queryParameters
             guard let offset = try Self.number(query.get("offset"), named: "offset"),
@@ -99,7 +100,7 @@ public struct HubServer: Sendable {
         }
         router.get("v1/spaces/:space/files") { request, context -> Response in
             let space = try context.parameters.require("space")
-            _ = try await server.authenticate(request, space)
+            try await server.authenticate(request, space).requireActive()
             let query = request.uri.queryParameters
             let after = try Self.number(query.get("after"), named: "after") ?? 0
             let limit = try Self.number(query.get("limit"), named: "limit") ?? 100
@@ -108,7 +109,7 @@ public struct HubServer: Sendable {
         }
         router.get("v1/spaces/:space/files/:file") { request, context -> Response in
             let space = try context.parameters.require("space")
-            _ = try await server.authenticate(request, space)
+            try await server.authenticate(request, space).requireActive()
             let file = try await hub.acceptedFile(try Self.fileID(context), in: space)
             // Chunk by chunk from the database: a file is never held whole.
             let body = ResponseBody(contentLength: Int(file.length)) { writer in
@@ -127,7 +128,43 @@ public struct HubServer: Sendable {
             }
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
         }
+        router.get("v1/spaces/:space/acknowledged") { request, context -> Response in
+            let space = try context.parameters.require("space")
+            let device = try await server.authenticate(request, space)
+            return try Self.json(try await hub.acknowledgements(for: device), status: .ok)
+        }
+        router.put("v1/spaces/:space/acknowledged") { request, context -> Response in
+            let space = try context.parameters.require("space")
+            let device = try await server.authenticate(request, space)
+            let vector = try await Self.acknowledgedVector(request)
+            let answer = try await hub.acknowledge(vector, from: device)
+            if device.isStale {
+                context.logger.info(
+                    "stale device caught up", metadata: ["space": "\(space)", "device": "\(device.id)"])
+            }
+            return try Self.json(answer, status: .ok)
+        }
         return router
+    }
+
+    /// The largest acknowledgement body: about 20,000 sites.
+    static let acknowledgementLimit = 1 << 20
+
+    /// The version vector an acknowledgement's body carries, checked.
+    static func acknowledgedVector(_ request: Request) async throws -> VersionVector {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: acknowledgementLimit)
+        } catch is NIOTooManyBytesError {
+            throw HubError(.tooLarge, "an acknowledgement holds at most \(acknowledgementLimit) bytes")
+        }
+        guard let message = try? JSONDecoder().decode(AcknowledgedVector.self, from: Data(buffer: body)) else {
+            throw HubError(.badRequest, "an acknowledgement is {\"vector\": {site UUID: sequence, …}}")
+        }
+        guard let vector = VectorText.vector(entries: message.vector) else {
+            throw HubError(.badRequest, "a vector's sites are UUIDs")
+        }
+        return vector
     }
 
     /// The request's device, once its token is checked, and counted against its rate limit.

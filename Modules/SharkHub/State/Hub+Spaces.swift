@@ -11,6 +11,14 @@ public struct HubDeviceInfo: Sendable, Hashable {
     /// The sync site it uploads as, once known.
     public var site: UUID?
     public var isRevoked: Bool
+    /// When it last acknowledged what it applied (the end of each sync), if ever.
+    public var lastSync: Date?
+    /// Synced, then silent past ``HubLimits/staleDeviceAge``: it no longer holds back the
+    /// space's acknowledged vector, and must catch up before it syncs again.
+    public var isStale: Bool
+    /// Whether it counts in the space's acknowledged vector: not revoked, and heard from (or,
+    /// never synced, added) within ``HubLimits/staleDeviceAge``.
+    public var isCounted: Bool
 }
 
 extension Hub {
@@ -82,8 +90,11 @@ extension Hub {
     /// for device in try await hub.devices(in: "notes") { print(device.name, device.isRevoked) }
     /// ```
     public func devices(in space: String) async throws -> [HubDeviceInfo] {
-        try await HubDevice.query(in: store).where(\.space == space).orderBy(\.createdAt).fetch().map {
-            HubDeviceInfo(id: $0.id, space: $0.space, name: $0.name, site: $0.site, isRevoked: $0.revokedAt != nil)
+        let now = clock()
+        return try await HubDevice.query(in: store).where(\.space == space).orderBy(\.createdAt).fetch().map {
+            HubDeviceInfo(
+                id: $0.id, space: $0.space, name: $0.name, site: $0.site, isRevoked: $0.revokedAt != nil,
+                lastSync: $0.acknowledgedAt, isStale: isStale($0, at: now), isCounted: holdsBack($0, at: now))
         }
     }
 

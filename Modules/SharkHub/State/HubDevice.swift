@@ -18,6 +18,13 @@ final class HubDevice {
     /// When the token was revoked: every hub process refuses it from the next request on.
     var revokedAt: Date?
     var createdAt: Date = Date(timeIntervalSince1970: 0)
+    /// What the device last said it applied (a version vector as ``VectorText``, within what
+    /// the space's files held then): the space's acknowledged vector is the least of its
+    /// active devices'.
+    var acknowledged: String = "{}"
+    /// When it last acknowledged: a device silent past ``HubLimits/staleDeviceAge`` is stale.
+    /// One that never did stops counting in the space's vector that long after its creation.
+    var acknowledgedAt: Date?
 
     static let indexes: [Index<HubDevice>] = [.on(\.space)]
 
@@ -29,4 +36,7 @@ final class HubDevice {
         self.secretDigest = secretDigest
         self.createdAt = createdAt
     }
+
+    /// When the device last showed it was alive: its last acknowledgement, or its creation.
+    var lastActive: Date { acknowledgedAt ?? createdAt }
 }

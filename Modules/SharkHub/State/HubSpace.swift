@@ -12,6 +12,17 @@ final class HubSpace {
     /// What the accepted files hold together (a version vector, as ``VectorText``): a file is
     /// accepted only when this covers its `since`, so nothing in between is missing.
     var held: String = "{}"
+    /// The most the space's devices have ever all applied: every acknowledged vector the
+    /// hub answered, joined (as ``VectorText``). It only grows, so it bounds what any device
+    /// may have forgotten: a stale device rejoins only with a vector that covers it, and a
+    /// file whose vector does not cover it is refused, since devices that forgot removals
+    /// below it could not import it.
+    var acknowledgedMark: String = "{}"
+    /// How many acknowledgements the space has had. Raised by each, so that every one
+    /// writes this row: two at once on several hub processes then conflict, and one runs
+    /// again on what the other committed (a stale device could otherwise rejoin below a mark
+    /// another device was being told at the same moment).
+    var acknowledgements: Int64 = 0
     /// The sequence number of the last accepted file. Raised in the transaction that accepts
     /// a file, so that numbers follow commit order even with several hub processes on one
     /// database (two such transactions conflict on this row; one runs again).

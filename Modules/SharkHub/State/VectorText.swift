@@ -5,21 +5,32 @@ import SharkSync
 /// its highest sequence number, keys sorted, so equal vectors are equal text.
 enum VectorText {
     static func text(_ vector: VersionVector) -> String {
-        let entries = Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // A dictionary of strings to integers always encodes.
-        return (try? String(decoding: encoder.encode(entries), as: UTF8.self)) ?? "{}"
+        return (try? String(decoding: encoder.encode(entries(vector)), as: UTF8.self)) ?? "{}"
     }
 
     /// The vector `text` holds, or nil when it is not one.
     static func vector(_ text: String) -> VersionVector? {
         guard let entries = try? JSONDecoder().decode([String: UInt64].self, from: Data(text.utf8)) else { return nil }
+        return vector(entries: entries)
+    }
+
+    /// The vector of JSON's entries (site UUID to sequence), or nil when a site is not a
+    /// UUID. A site spelt twice (in upper and lower case) counts with the higher sequence,
+    /// whatever order the entries come in.
+    static func vector(entries: [String: UInt64]) -> VersionVector? {
         var vector = VersionVector()
         for (site, sequence) in entries {
             guard let uuid = UUID(uuidString: site) else { return nil }
-            vector[uuid] = sequence
+            vector[uuid] = max(vector[uuid], sequence)
         }
         return vector
+    }
+
+    /// The vector as JSON's entries: site UUID (upper case) to sequence.
+    static func entries(_ vector: VersionVector) -> [String: UInt64] {
+        Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })
     }
 }

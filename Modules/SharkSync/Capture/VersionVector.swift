@@ -35,7 +35,7 @@ public struct VersionVector: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// What every one of `vectors` counts: the least of their entries, site by site (empty
     /// for no vector).
-    static func meet(_ vectors: [VersionVector]) -> VersionVector {
+    package static func meet(_ vectors: [VersionVector]) -> VersionVector {
         guard var meet = vectors.first else { return VersionVector() }
         for vector in vectors.dropFirst() {
             for (site, sequence) in meet.entries { meet[site] = min(sequence, vector[site]) }

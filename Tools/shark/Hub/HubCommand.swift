@@ -93,17 +93,23 @@ struct HubCommand: AsyncParsableCommand {
 
         @OptionGroup var database: HubDatabaseOptions
         @Argument(help: "The space.") var space: String
+        @Option(help: "Days without a sync after which a device is stale, as the hub serves it (90).")
+        var staleAfterDays: Int64 = 90
 
         func run() async throws {
             try await reportingFailures {
-                let hub = try await database.open()
+                var limits = HubLimits()
+                limits.staleDeviceAge = try ServeSettings.staleDeviceAge(days: staleAfterDays)
+                let hub = try await database.open(limits: limits)
                 defer { hub.store.close() }
-                var table = TextTable(headers: ["device", "name", "site", "state"])
+                var table = TextTable(headers: ["device", "name", "site", "state", "last sync"])
                 for device in try await hub.devices(in: space) {
                     table.append(
                         [
                             device.id.uuidString.lowercased(), device.name, device.site?.uuidString ?? "-",
-                            device.isRevoked ? "revoked" : "active",
+                            device.isRevoked
+                                ? "revoked" : device.isStale ? "stale" : device.isCounted ? "active" : "not counted",
+                            device.lastSync.map { $0.formatted(.iso8601) } ?? "never",
                         ].map { (text: $0, isNumber: false) })
                 }
                 Terminal.write(table.rendered)

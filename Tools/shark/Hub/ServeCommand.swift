@@ -48,6 +48,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests a device may make per minute, 0 for no limit (1200).") var deviceRequestsPerMinute: Int?
     @Option(help: "Requests an address may make per minute, 0 for no limit and behind a reverse proxy (3000).")
     var addressRequestsPerMinute: Int?
+    @Option(help: "Days a device may go without syncing before the space goes on without it (90).")
+    var staleAfterDays: Int64?
     @Option(help: "Serve GET /metrics (Prometheus's text format) on this port, 0 for any free one.")
     var metricsPort: Int?
     @Option(help: "The address the metrics listen on (127.0.0.1).") var metricsHost: String?
@@ -75,6 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("maximumConnections", maximumConnections.map { .integer(Int64($0)) }),
             ("deviceRequestsPerMinute", deviceRequestsPerMinute.map { .integer(Int64($0)) }),
             ("addressRequestsPerMinute", addressRequestsPerMinute.map { .integer(Int64($0)) }),
+            ("staleAfterDays", staleAfterDays.map { .integer($0) }),
             ("metricsPort", metricsPort.map { .integer(Int64($0)) }),
             ("metricsHost", metricsHost.map { .text($0) }),
             ("logLevel", logLevel.map { .text($0) }),
@@ -111,6 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard settings.deviceRequestsPerMinute >= 0, settings.addressRequestsPerMinute >= 0 else {
             throw usage("requests per minute are 0 (no limit) or more")
         }
+        _ = try ServeSettings.staleDeviceAge(days: settings.staleAfterDays)
         guard settings.metricsPort != nil || settings.metricsHost == ServeSettings().metricsHost else {
             throw usage("the metrics host is for a metrics port: give one too")
         }
@@ -137,6 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
             var limits = HubLimits()
             limits.requestsPerMinutePerDevice = settings.deviceRequestsPerMinute
             limits.requestsPerMinutePerAddress = settings.addressRequestsPerMinute
+            limits.staleDeviceAge = try ServeSettings.staleDeviceAge(days: settings.staleAfterDays)
             let hub = try await database.open(limits: limits)
             defer { hub.store.close() }
             // The hub's metrics land in a registry of this run's, which the endpoint reads.

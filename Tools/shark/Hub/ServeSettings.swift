@@ -19,6 +19,17 @@ struct ServeSettings: Equatable {
     var maximumConnections = 1000
     var deviceRequestsPerMinute = 1200
     var addressRequestsPerMinute = 3000
+    /// Days a device may go without syncing before it is stale (HubLimits.staleDeviceAge).
+    var staleAfterDays: Int64 = 90
+
+    /// `days` as ``HubLimits/staleDeviceAge``'s seconds: 1 to 36,500 days (a century), so
+    /// that the seconds always fit.
+    static func staleDeviceAge(days: Int64) throws -> TimeInterval {
+        guard (1...36_500).contains(days) else {
+            throw CommandFailure("a device is stale after 1 to 36,500 days", exitCode: CommandFailure.usage)
+        }
+        return TimeInterval(days) * 24 * 3600
+    }
     var plaintextHTTPOnNetwork = false
     /// Where `GET /metrics` answers in Prometheus's text format; no endpoint without a port.
     var metricsHost = "127.0.0.1"
@@ -52,6 +63,7 @@ struct ServeSettings: Equatable {
         ("maximumConnections", "SHARK_SERVE_MAXIMUM_CONNECTIONS"),
         ("deviceRequestsPerMinute", "SHARK_SERVE_DEVICE_REQUESTS_PER_MINUTE"),
         ("addressRequestsPerMinute", "SHARK_SERVE_ADDRESS_REQUESTS_PER_MINUTE"),
+        ("staleAfterDays", "SHARK_SERVE_STALE_AFTER_DAYS"),
         ("plaintextHTTPOnNetwork", "SHARK_SERVE_PLAINTEXT_HTTP_ON_NETWORK"),
         ("metricsHost", "SHARK_SERVE_METRICS_HOST"),
         ("metricsPort", "SHARK_SERVE_METRICS_PORT"),
@@ -104,6 +116,7 @@ struct ServeSettings: Equatable {
         case "maximumConnections": maximumConnections = try int()
         case "deviceRequestsPerMinute": deviceRequestsPerMinute = try int()
         case "addressRequestsPerMinute": addressRequestsPerMinute = try int()
+        case "staleAfterDays": staleAfterDays = try integer()
         case "plaintextHTTPOnNetwork": plaintextHTTPOnNetwork = try boolean()
         case "metricsHost": metricsHost = try text()
         case "metricsPort": metricsPort = try int()

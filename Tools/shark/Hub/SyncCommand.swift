@@ -46,6 +46,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Allow plaintext http to a host other than this machine (sends the token in clear).")
     var plaintextHTTP = false
 
+    @Flag(help: "Then forget the tombstones of removals every active device of the space has applied.")
+    var forgetTombstones = false
+
     @Flag(help: "Print a JSON summary for scripts.")
     var json = false
 
@@ -75,6 +78,7 @@ struct SyncCommand: AsyncParsableCommand {
             var options = SyncClient.Options(
                 stateFolder: URL(fileURLWithPath: stateFolder ?? "\(database.path).shark-sync", isDirectory: true))
             options.allowsPlaintextHTTP = plaintextHTTP
+            options.forgetsTombstones = forgetTombstones
             if database.isPostgres && stateFolder == nil {
                 throw CommandFailure(
                     "a PostgreSQL database has no folder beside it: name one with --state-folder",
@@ -111,11 +115,14 @@ struct SyncCommand: AsyncParsableCommand {
                         ("bytesDownloaded", .integer(Int(report.bytesDownloaded))),
                         ("bytesUploaded", .integer(Int(report.bytesUploaded))), ("retries", .integer(report.retries)),
                         ("vector", VectorText.json(vector)),
+                        ("acknowledged", VectorText.json(report.acknowledged)),
+                        ("tombstonesForgotten", .integer(report.tombstonesForgotten)),
                     ]).rendered)
             } else {
                 Terminal.write(
                     "pulled \(report.filesPulled) file(s) (\(report.rowsApplied) rows), pushed "
-                        + "\(report.filesPushed.count) (\(Readable.bytes(Int(report.bytesUploaded))))\n")
+                        + "\(report.filesPushed.count) (\(Readable.bytes(Int(report.bytesUploaded))))"
+                        + (forgetTombstones ? ", forgot \(report.tombstonesForgotten) tombstone(s)" : "") + "\n")
             }
         }
     }
