@@ -48,6 +48,31 @@ struct HubProcessesTests {
                 }
                 let contents = try ready.map { try $0.texts() }
                 #expect(contents.allSatisfy { $0 == contents[0] } && contents[0].count == 12)
+                // Acknowledgements at once through both hubs: each writes the space's row, so
+                // concurrent ones conflict and run again, and none is lost.
+                let rounds = 3
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (number, device) in ready.enumerated() {
+                        let client = number % 2 == 0 ? one : two
+                        group.addTask {
+                            let vector = try await device.engine.versionVector()
+                            let body = try JSONEncoder().encode(
+                                AcknowledgedVector(
+                                    vector: Dictionary(
+                                        uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })))
+                            for _ in 0..<rounds {
+                                let response = try await client.execute(
+                                    uri: "/v1/spaces/notes/acknowledged", method: .put, headers: device.authorization,
+                                    body: ByteBuffer(data: body))
+                                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let space = try first.store.fetchRows(of: "hub_spaces").first { $0.key == .text("notes") }
+                #expect(space?["acknowledgements"] == .integer(Int64(ready.count * rounds)))
+                #expect(try await second.acknowledgedVector(of: "notes") == ready[0].engine.versionVector())
                 // Revoked through the first hub, refused at once by the second.
                 try await first.revokeDevice(ready[1].token.device)
                 let refused = try await two.execute(
