@@ -44,6 +44,10 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         /// and may have forgotten removals it has not seen (410). It catches up from a full
         /// export of another device, then acknowledges a vector that covers theirs.
         case stale
+        /// A file sealed with an older key than a file the space already accepted (409): the
+        /// space rotated its key, and the device must be given the new one
+        /// (``SharkSync/ChangeLogKey/retiring(_:)``) and export again.
+        case retiredKey
     }
 
     public let reason: Reason
@@ -69,7 +73,7 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case .forbidden: return 403
         case .notFound: return 404
         case .badRequest: return 400
-        case .uploadOffset, .notCovered, .fileTaken, .alreadyAccepted: return 409
+        case .uploadOffset, .notCovered, .fileTaken, .alreadyAccepted, .retiredKey: return 409
         case .rejectedFile: return 422
         case .tooLarge, .quotaExceeded: return 413
         case .tooManyUploads, .rateLimited: return 429

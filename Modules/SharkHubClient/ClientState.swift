@@ -31,6 +31,10 @@ struct ClientState: Codable, Sendable, Equatable {
         var received: Int64 = 0
         /// What the file holds (site UUID to sequence), joined to the hub's vector once accepted.
         var vector: [String: UInt64]
+        /// The id of the key that sealed it (nil, read as 0, in states written before key
+        /// ids): a file sealed before the device's key was rotated is exported again, so that
+        /// nothing written on the device reaches the hub under the retired key.
+        var keyID: UInt32?
     }
 
     static let fileName = "state.json"

@@ -261,6 +261,7 @@ extension SyncClientError {
         case "rejectedFile": reason = .rejectedFile
         case "quotaExceeded", "tooLarge": reason = .quotaExceeded
         case "stale": reason = .stale
+        case "retiredKey": reason = .retiredKey
         default: reason = .refused
         }
         self.init(reason, "the hub refused: \(body.message)", hubReason: body.error, status: status)

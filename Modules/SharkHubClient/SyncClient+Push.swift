@@ -17,9 +17,22 @@ extension SyncClient {
             state.abandoned = []
             try await state.save(to: stateFolder)
         }
-        // A few rounds at most: a pending file, a fresh export, and one export again when
-        // the hub answers that another device's file came in between (notCovered).
-        for _ in 0..<4 {
+        // A few rounds at most: a pending file (dropped when sealed with a retired key), a
+        // fresh export, and one export again when the hub answers that another device's file
+        // came in between (notCovered).
+        for _ in 0..<5 {
+            if let pending = state.pending, pending.keyID ?? 0 != key.id {
+                // Sealed before the device's key was rotated: dropped (and abandoned on the
+                // hub, which has kept it if it accepted it already) for an export under the
+                // new key.
+                state.pending = nil
+                state.abandoned.append(pending.fileID)
+                try await state.save(to: stateFolder)
+                for fileID in state.abandoned { try await connection.abandon(fileID) }
+                state.abandoned = []
+                try await state.save(to: stateFolder)
+                continue
+            }
             if let pending = state.pending {
                 let outcome = try await upload(
                     pending, from: pendingURL, through: connection, state: &state, report: &report)
@@ -49,7 +62,7 @@ extension SyncClient {
             let key = self.key
             let header = try await BlockingIO.run { try ChangeLogHeader(reading: pendingURL, key: key) }
             state.pending = ClientState.PendingFile(
-                fileID: header.fileID, length: length, vector: Self.entries(header.vector))
+                fileID: header.fileID, length: length, vector: Self.entries(header.vector), keyID: header.keyID)
             try await state.save(to: stateFolder)
         }
     }

@@ -44,6 +44,10 @@ public struct SyncClientError: Error, Sendable, CustomStringConvertible {
         /// full export of another device (`importChanges(from:)`), then sync again: its first
         /// acknowledgement makes it active once its vector covers the others'.
         case stale
+        /// The space's files are sealed with a newer key than this device's (409): the space
+        /// rotated its key. Give the device the new key (``SharkSync/ChangeLogKey/retiring(_:)``
+        /// keeps the old one for older files); its pending file is then exported again.
+        case retiredKey
     }
 
     public let reason: Reason

@@ -149,6 +149,58 @@ struct SyncCommandTests {
     }
 }
 
+@Suite("shark with a rotated change-log key")
+struct RotatedLogKeyTests {
+    @Test("the first key of a key file seals, the ones after it open older files; a bad key list is refused")
+    func rotatedKeys() throws {
+        let directory = try Fixtures.directory()
+        let path = try Fixtures.plainDatabase(in: directory)
+        let first = ChangeLogKey.random()
+        let second = ChangeLogKey.random(id: 1)
+        let log = try Fixtures.peerChangeLog(in: directory, key: first)
+        func keyFile(_ name: String, _ text: String) throws -> String {
+            let file = directory.appendingPathComponent(name).path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            return file
+        }
+        let both = try keyFile("both.key", "1:\(hexadecimal(second.bytes))\n0:\(hexadecimal(first.bytes))\n")
+        let verify = try SharkProcess.run(["verify", log, "--log-key-file", both])
+        #expect(verify.status == 0, "\(verify.error)")
+        let inspect = try SharkProcess.run(
+            ["inspect", log, "--json"],
+            environment: [
+                "SHARK_LOG_KEY": "1:\(hexadecimal(second.bytes)), \(hexadecimal(first.bytes))"
+            ])
+        #expect(inspect.status == 0, "\(inspect.error)")
+        #expect((try JSONSerialization.jsonObject(with: inspect.outputData) as? [String: Any])?["keyID"] as? Int == 0)
+
+        // What it writes carries the current key's id, and older readers of the first key alone refuse it.
+        let sealed = directory.appendingPathComponent("rotated.sharklog").path
+        let export = try SharkProcess.run(["export", path, "-o", sealed, "--log-key-file", both])
+        #expect(export.status == 0, "\(export.error)")
+        let rotated = try second.retiring([first])
+        #expect(try ChangeLogContents(reading: Data(contentsOf: URL(fileURLWithPath: sealed)), key: rotated).keyID == 1)
+        let shown = try SharkProcess.run(["inspect", sealed, "--log-key-file", both])
+        #expect(shown.output.contains("encrypted with key 1"), "\(shown.output)")
+        let firstOnly = try keyFile("first.key", hexadecimal(first.bytes))
+        let refused = try SharkProcess.run(["verify", sealed, "--log-key-file", firstOnly])
+        #expect(refused.status == 77)
+        #expect(refused.error.contains("key 1"), "\(refused.error)")
+
+        // The new key alone does not open the first key's file.
+        let secondOnly = try keyFile("second.key", "1:\(hexadecimal(second.bytes))")
+        #expect(try SharkProcess.run(["verify", log, "--log-key-file", secondOnly]).status == 77)
+        // The current key must come first, each id once, and every entry a key.
+        let backwards = try keyFile("backwards.key", "0:\(hexadecimal(first.bytes))\n1:\(hexadecimal(second.bytes))")
+        #expect(try SharkProcess.run(["verify", log, "--log-key-file", backwards]).status == 64)
+        for bad in ["x:\(hexadecimal(first.bytes))", "4294967296:\(hexadecimal(first.bytes))", "1:abc", ",\n"] {
+            let result = try SharkProcess.run(["verify", log, "--log-key-file", try keyFile("bad.key", bad)])
+            #expect(result.status == 77, "\(bad): \(result.error)")
+            #expect(result.errorLines.count == 1)
+        }
+    }
+}
+
 private func hexadecimal(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
 
 @Suite("shark with pipes and keys in the environment")

@@ -49,9 +49,10 @@ struct SyncClientTests {
     }
 
     /// A client for `device` with a state folder of its own and small chunks.
-    static func client(_ device: TestDevice, hub address: URL, folder: URL? = nil, chunkBytes: Int = 64 << 10)
-        -> SyncClient
-    {
+    static func client(
+        _ device: TestDevice, hub address: URL, folder: URL? = nil, chunkBytes: Int = 64 << 10,
+        key: ChangeLogKey = sealingKey
+    ) -> SyncClient {
         var options = SyncClient.Options(
             stateFolder: folder
                 ?? FileManager.default.temporaryDirectory.appendingPathComponent("sync-client-\(UUID().uuidString)"))
@@ -60,8 +61,7 @@ struct SyncClientTests {
         // A refused connection is tried again by the HTTP client until this deadline.
         options.requestTimeout = .seconds(2)
         return SyncClient(
-            engine: device.engine, hub: address, space: "notes", token: device.token, key: sealingKey,
-            options: options)
+            engine: device.engine, hub: address, space: "notes", token: device.token, key: key, options: options)
     }
 
     @Test(

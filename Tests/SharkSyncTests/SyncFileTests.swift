@@ -105,8 +105,8 @@ struct SyncFileTests {
         }
         let before = try Self.dump(receiver.store)
         var future = try sender.exportChanges()
-        future[8] = 3  // the format version, little-endian, after the 8-byte magic
-        #expect(throws: SyncError.unsupportedFormatVersion(3)) { try receiver.importChanges(from: future) }
+        future[8] = 4  // the format version, little-endian, after the 8-byte magic
+        #expect(throws: SyncError.unsupportedFormatVersion(4)) { try receiver.importChanges(from: future) }
         #expect(throws: SyncError.notAChangeLog) { try receiver.importChanges(from: Data("SQLite format 3".utf8)) }
 
         let other = try SyncEngine(

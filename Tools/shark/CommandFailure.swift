@@ -85,6 +85,10 @@ struct CommandFailure: Error {
             case .unavailable, .busy: self.init(error.message, exitCode: Self.temporaryFailure)
             case .quotaExceeded, .stateFolder: self.init(error.message, exitCode: Self.cannotCreate)
             case .refused, .badResponse: self.init(error.message, exitCode: Self.unavailable)
+            case .retiredKey:
+                self.init(
+                    "\(error.message) (the new key on the first line of --log-key-file, the older ones below it)",
+                    exitCode: Self.permission)
             case .stale:
                 self.init(
                     "\(error.message) (shark export on a device that synced, shark import here, then shark sync)",

@@ -69,7 +69,7 @@ struct InspectCommand: ParsableCommand {
         field(
             "file",
             "\(Readable.bytes(bytes)), format \(contents.formatVersion), \(contents.frameCount) frame(s)"
-                + (contents.isEncrypted ? ", encrypted" : ""))
+                + (contents.isEncrypted ? ", encrypted with key \(contents.keyID)" : ""))
         field("id", contents.fileID.uuidString)
         field("lineage", contents.lineage)
         field("source", contents.source.uuidString)
@@ -122,7 +122,9 @@ struct InspectCommand: ParsableCommand {
         }
         return .object([
             ("bytes", .integer(bytes)), ("formatVersion", .integer(contents.formatVersion)),
-            ("encrypted", .bool(contents.isEncrypted)), ("frames", .integer(contents.frameCount)),
+            ("encrypted", .bool(contents.isEncrypted)),
+            ("keyID", contents.isEncrypted ? .integer(Int(contents.keyID)) : .null),
+            ("frames", .integer(contents.frameCount)),
             ("fileID", .string(contents.fileID.uuidString)), ("lineage", .string(contents.lineage)),
             ("source", .string(contents.source.uuidString)), ("since", VectorText.json(contents.since)),
             ("vector", VectorText.json(contents.vector)), ("rowCount", .integer(contents.rowCount)),

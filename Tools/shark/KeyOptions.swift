@@ -111,15 +111,20 @@ struct NewKeyOptions: ParsableArguments {
 }
 
 /// The key of an encrypted change log: `--log-key-file`, `--log-key-env` or `SHARK_LOG_KEY`:
-/// 32 bytes, or 64 hexadecimal digits.
+/// 32 bytes, or 64 hexadecimal digits. After a rotation, one key per line (or separated by
+/// commas), each `ID:HEX` (a bare `HEX` is id 0): the first seals what this device writes,
+/// the others open files sealed before the rotation.
 struct LogKeyOptions: ParsableArguments {
     @Option(
-        help: ArgumentHelp("Read the change log's key (32 bytes or 64 hex digits) from this file.", valueName: "file"))
+        help: ArgumentHelp(
+            "Read the change log's key from this file: 32 bytes, or 64 hex digits; after a rotation, one ID:HEX "
+                + "per line, the current key first.", valueName: "file"))
     var logKeyFile: String?
 
     @Option(
         help: ArgumentHelp(
-            "Read the change log's key (64 hex digits) from this environment variable.", valueName: "variable"))
+            "Read the change log's key (64 hex digits, or ID:HEX keys separated by commas) from this environment "
+                + "variable.", valueName: "variable"))
     var logKeyEnv: String?
 
     /// The key to read `file` with: the one given with an option, always; the one in
@@ -144,7 +149,7 @@ struct LogKeyOptions: ParsableArguments {
                 throw CommandFailure("cannot read the key file \(logKeyFile)", exitCode: CommandFailure.noInput)
             }
             if data.count == 32 { return try ChangeLogKey(bytes: data) }
-            return try Self.key(hex: KeySource.firstLine(of: data), from: "the key file \(logKeyFile)")
+            return try Self.key(text: String(decoding: data, as: UTF8.self), from: "the key file \(logKeyFile)")
         }
         let environment = ProcessInfo.processInfo.environment
         if let logKeyEnv {
@@ -152,20 +157,41 @@ struct LogKeyOptions: ParsableArguments {
                 throw CommandFailure(
                     "the environment variable \(logKeyEnv) is not set", exitCode: CommandFailure.permission)
             }
-            return try Self.key(hex: value, from: "the environment variable \(logKeyEnv)")
+            return try Self.key(text: value, from: "the environment variable \(logKeyEnv)")
         }
         if let value = environment["SHARK_LOG_KEY"] {
-            return try Self.key(hex: value, from: "the environment variable SHARK_LOG_KEY")
+            return try Self.key(text: value, from: "the environment variable SHARK_LOG_KEY")
         }
         return nil
     }
 
-    private static func key(hex: String, from source: String) throws -> ChangeLogKey {
-        guard let bytes = bytes(fromHexadecimal: hex.trimmingCharacters(in: .whitespaces)), bytes.count == 32 else {
-            throw CommandFailure(
-                "\(source) does not hold a change-log key (32 bytes, or 64 hexadecimal digits)",
-                exitCode: CommandFailure.permission)
+    /// The keys of `text`, one per line or between commas, each `ID:HEX` or `HEX` (id 0):
+    /// the first the current key, which retires the others.
+    static func key(text: String, from source: String) throws -> ChangeLogKey {
+        let entries = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "," })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !entries.isEmpty else {
+            throw CommandFailure("\(source) holds no change-log key", exitCode: CommandFailure.permission)
         }
-        return try ChangeLogKey(bytes: bytes)
+        var keys: [ChangeLogKey] = []
+        for (line, entry) in entries.enumerated() {
+            let parts = entry.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            let (idText, hex) = parts.count == 2 ? (String(parts[0]), String(parts[1])) : ("0", entry)
+            guard let id = UInt32(idText.trimmingCharacters(in: .whitespaces)),
+                let bytes = bytes(fromHexadecimal: hex.trimmingCharacters(in: .whitespaces)), bytes.count == 32
+            else {
+                throw CommandFailure(
+                    "\(source), key \(line + 1), is not a change-log key (64 hexadecimal digits, or ID:HEX with an id "
+                        + "from 0 to \(UInt32.max))", exitCode: CommandFailure.permission)
+            }
+            keys.append(try ChangeLogKey(bytes: bytes, id: id))
+        }
+        do {
+            return try keys[0].retiring(Array(keys.dropFirst()))
+        } catch {
+            throw CommandFailure(
+                "\(source): \(error) (the current key comes first, the keys it replaced after it)",
+                exitCode: CommandFailure.usage)
+        }
     }
 }

@@ -163,6 +163,11 @@ extension Hub {
                 refusal = HubError(
                     .notCovered, "the file assumes changes the hub does not hold: export again since its vector",
                     held: held)
+            } else if Int64(header.keyID) < space.keyID {
+                refusal = HubError(
+                    .retiredKey,
+                    "the file is sealed with key \(header.keyID), and the space's files with key \(space.keyID) "
+                        + "since: give the device the space's new key and export again")
             } else if !header.vector.covers(VectorText.vector(space.acknowledgedMark) ?? VersionVector()) {
                 // Written before changes every device has applied since (a file left pending
                 // while its device fell behind): devices that forgot removals there would
@@ -183,6 +188,7 @@ extension Hub {
             var joined = held
             joined.formJoin(header.vector)
             space.held = VectorText.text(joined)
+            space.keyID = max(space.keyID, Int64(header.keyID))
             space.lastSequence += 1
             try tx.commit(space)
             file.sequence = space.lastSequence

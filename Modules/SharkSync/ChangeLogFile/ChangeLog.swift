@@ -18,6 +18,9 @@ struct ChangeLog: Sendable {
     var horizon = VersionVector()
     /// The source's digest of its whole synced content (a full export's last frame).
     var digest: SyncDigest?
+    /// The id of the key that sealed the file, as read (format 3; 0 before it and when not
+    /// sealed). A writer takes the id of the key it is given.
+    var keyID: UInt32 = 0
 
     var rowCount: Int { entities.reduce(0) { $0 + $1.rows.count } }
 }

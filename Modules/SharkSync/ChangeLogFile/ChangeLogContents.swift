@@ -17,6 +17,9 @@ public struct ChangeLogContents: Sendable {
     public var formatVersion: Int
     /// Whether the frames are sealed with a ``ChangeLogKey``.
     public var isEncrypted: Bool
+    /// The ``ChangeLogKey/id`` of the key that sealed the file (0 for a lineage's first key,
+    /// and for a file that is not sealed).
+    public var keyID: UInt32
     /// Whether the file names each column's logical type (flags bit 1; files this library
     /// wrote before it do not), so that its values show as dates, UUIDs, decimals.
     public var carriesLogicalTypes: Bool
@@ -64,6 +67,7 @@ public struct ChangeLogContents: Sendable {
         _ = try trailer.bytes(ChangeLogFormat.trailerMagic.count)
         frameCount = Int(try trailer.uint32())
         fileID = log.fileID
+        keyID = log.keyID
         source = log.source
         lineage = log.lineage
         since = log.since

@@ -9,7 +9,7 @@ enum ChangeLogFormat {
     /// The highest version this library reads and writes. It writes each file in the lowest
     /// version its contents allow (``version(for:)``), so a peer on an older release reads
     /// what it can.
-    static let version: UInt16 = 2
+    static let version: UInt16 = 3
     /// The first version that knows `int64` keys.
     static let integerKeysVersion: UInt16 = 2
     /// The first version whose header carries a tombstone horizon after its two vectors.
@@ -17,12 +17,16 @@ enum ChangeLogFormat {
 
     /// The first version whose last frame may be a replica digest (flags bit 2).
     static let digestVersion: UInt16 = 2
+    /// The first version whose header names the key that sealed the file (``ChangeLogKey/id``).
+    static let keyIDVersion: UInt16 = 3
 
-    /// The lowest version that can carry `entities`, `horizon` and a digest: 2 once an
-    /// entity has `Int64` keys, removals were forgotten or the file carries a digest, else 1.
-    static func version(for entities: some Sequence<ChangeLogEntity>, horizon: VersionVector, carriesDigest: Bool)
-        -> UInt16
-    {
+    /// The lowest version that can carry `entities`, `horizon`, a digest and the id of the
+    /// sealing key: 3 for a key other than a space's first (id 0); else 2 once an entity has
+    /// `Int64` keys, removals were forgotten or the file carries a digest; else 1.
+    static func version(
+        for entities: some Sequence<ChangeLogEntity>, horizon: VersionVector, carriesDigest: Bool, keyID: UInt32
+    ) -> UInt16 {
+        if keyID != 0 { return keyIDVersion }
         if !horizon.entries.isEmpty { return horizonVersion }
         if carriesDigest { return digestVersion }
         if entities.contains(where: { $0.columns.contains { $0.rule != .lastWriterWins } }) { return digestVersion }
@@ -125,34 +129,95 @@ public struct ChangeLogLimits: Sendable, Hashable {
 /// through storage you do not trust. Keep it as you would a password. Without it a sealed file
 /// reveals no value and no key of any row, and cannot be altered unnoticed; its header stays
 /// readable (the lineage, the site ids, the version vectors, the entity and column names and
-/// types, and the number of rows per entity).
+/// types, the number of rows per entity, and the key's ``id``).
 ///
 /// ```swift
 /// let key = ChangeLogKey.random()
 /// let file = try sync.exportChanges(key: key)
 /// try other.importChanges(from: file, key: key)
 /// ```
+///
+/// **Rotating.** A key has an ``id``, 0 for the first. To rotate, make a key with a higher id
+/// that also opens the files its predecessors sealed, and give it to every device that should
+/// go on reading: files it seals carry the new id, which readers of the old key alone refuse
+/// with ``SyncError/keyMismatch(_:)`` (``SyncError/KeyReason/unknownKeyID``). A device that
+/// kept only the old key (a revoked one) reads nothing written after the rotation.
+///
+/// ```swift
+/// let first = ChangeLogKey.random()
+/// let second = try ChangeLogKey.random(id: 1).retiring([first])
+/// let before = try sync.exportChanges(key: first)
+/// try other.importChanges(from: before, key: second)  // opened with the retired key
+/// ```
 public struct ChangeLogKey: Sendable {
     let key: SealingKey
+    /// Which of a lineage's keys this is: 0 for the first, higher for each rotation. A file
+    /// sealed with a key other than the first names its id in its header (format version 3).
+    public let id: UInt32
+    /// The keys this one took over from, by id: they open files sealed before a rotation,
+    /// and never seal.
+    private let retired: [UInt32: SealingKey]
 
-    /// A key from 32 bytes (256 bits) you keep elsewhere; throws for any other length.
-    public init(bytes: some ContiguousBytes) throws(SyncError) {
+    /// A key from 32 bytes (256 bits) you keep elsewhere; throws for any other length. `id`
+    /// tells it apart from the lineage's other keys: 0 until the first rotation.
+    public init(bytes: some ContiguousBytes, id: UInt32 = 0) throws(SyncError) {
         let key = SymmetricKey(data: bytes)
         guard key.bitCount == 256 else {
             throw .keyMismatch(.wrongKeySize, "a change-log key has 32 bytes, this one has \(key.bitCount / 8)")
         }
-        self.key = SealingKey(key)
+        self.init(key: SealingKey(key), id: id, retired: [:])
     }
 
-    /// A new random key.
-    public static func random() -> ChangeLogKey {
-        ChangeLogKey(key: SealingKey(SymmetricKey(size: .bits256)))
+    /// A new random key, with id `id` (0 for a lineage's first key).
+    public static func random(id: UInt32 = 0) -> ChangeLogKey {
+        ChangeLogKey(key: SealingKey(SymmetricKey(size: .bits256)), id: id, retired: [:])
     }
 
-    private init(key: SealingKey) { self.key = key }
+    private init(key: SealingKey, id: UInt32, retired: [UInt32: SealingKey]) {
+        self.key = key
+        self.id = id
+        self.retired = retired
+    }
 
-    /// The key's 32 bytes, to store.
+    /// This key, also opening files sealed with `older` keys and with the keys they retired
+    /// in turn: what a device holds after a rotation. Each older key's id must be below this
+    /// one's, and two keys with one id must be the same key; else it throws
+    /// ``SyncError/KeyReason/retiredKeyID``.
+    ///
+    /// ```swift
+    /// let first = ChangeLogKey.random()
+    /// let second = try ChangeLogKey.random(id: 1).retiring([first])
+    /// let third = try ChangeLogKey.random(id: 2).retiring([second])  // opens 0, 1 and 2
+    /// ```
+    public func retiring(_ older: [ChangeLogKey]) throws(SyncError) -> ChangeLogKey {
+        var retired = self.retired
+        for key in older {
+            for (id, sealing) in key.retired.merging([(key.id, key.key)], uniquingKeysWith: { first, _ in first }) {
+                guard id < self.id else {
+                    throw .keyMismatch(
+                        .retiredKeyID,
+                        "key \(self.id) cannot retire key \(id): a retired key's id is below its successor's")
+                }
+                if let known = retired[id], !known.sameBytes(as: sealing) {
+                    throw .keyMismatch(.retiredKeyID, "two different keys have id \(id)")
+                }
+                retired[id] = sealing
+            }
+        }
+        return ChangeLogKey(key: key, id: id, retired: retired)
+    }
+
+    /// The ids of the retired keys this one opens files of, in order.
+    public var retiredIDs: [UInt32] { retired.keys.sorted() }
+
+    /// The key's 32 bytes, to store (with its ``id``; retired keys are stored on their own).
     public var bytes: Data { key.symmetric.withUnsafeBytes { Data($0) } }
+
+    /// The key that opens files sealed with key `id`: this one or a retired one.
+    func opening(keyID id: UInt32) -> ChangeLogKey? {
+        if id == self.id { return self }
+        return retired[id].map { ChangeLogKey(key: $0, id: id, retired: [:]) }
+    }
 
     /// The key of one file: derived from this one and the file's id, so that no two files
     /// share a key (and AES-GCM's random nonces never meet twice under one key).
@@ -172,4 +237,7 @@ struct SealingKey: @unchecked Sendable {
     let symmetric: SymmetricKey
 
     init(_ symmetric: SymmetricKey) { self.symmetric = symmetric }
+
+    /// Whether both hold the same 256 bits (compared in constant time).
+    func sameBytes(as other: SealingKey) -> Bool { symmetric == other.symmetric }
 }

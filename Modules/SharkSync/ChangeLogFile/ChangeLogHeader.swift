@@ -15,6 +15,9 @@ public struct ChangeLogHeader: Sendable {
     public var formatVersion: Int
     /// Whether the frames are sealed with a ``ChangeLogKey``.
     public var isEncrypted: Bool
+    /// The ``ChangeLogKey/id`` of the key that sealed the file: 0 for a lineage's first key
+    /// (and for a file that is not sealed). Readable without the key, as a relay needs it.
+    public var keyID: UInt32
     /// How many compressed frames the rows were written in.
     public var frameCount: Int
     /// The file's own id.
@@ -87,6 +90,7 @@ public struct ChangeLogHeader: Sendable {
     private init(_ opened: OpenedChangeLog) {
         formatVersion = opened.formatVersion
         isEncrypted = opened.flags & ChangeLogFormat.encryptedFlag != 0
+        keyID = opened.header.keyID
         frameCount = opened.frames.count
         fileID = opened.header.fileID
         source = opened.header.source

@@ -105,6 +105,9 @@ enum ChangeLogReader {
                 .frameCountMismatch, "the header counts \(partial.frameCount) frames, the trailer \(trailerFrameCount)")
         }
 
+        guard encrypted || partial.changeLog.keyID == 0 else {
+            throw .corrupt(.malformedContent, "a file that is not sealed names sealing key \(partial.changeLog.keyID)")
+        }
         let headerDigest = Array(SHA256.hash(data: headerBytes))
         var fileKey: SealingKey?
         switch (encrypted, key) {
@@ -115,7 +118,14 @@ enum ChangeLogReader {
             offset += 12 + 16
         case (true, nil): throw .keyMismatch(.keyRequired, "the change log is encrypted: give its key")
         case (false, .some): throw .keyMismatch(.keyNotExpected, "the change log is not encrypted, yet a key was given")
-        case (true, let key?):
+        case (true, let given?):
+            guard let key = given.opening(keyID: partial.changeLog.keyID) else {
+                let known = ([given.id] + given.retiredIDs).sorted().map(String.init).joined(separator: ", ")
+                throw .keyMismatch(
+                    .unknownKeyID,
+                    "the change log is sealed with key \(partial.changeLog.keyID); the key given opens key \(known) only: give "
+                        + "this device the lineage's key \(partial.changeLog.keyID)")
+            }
             let derived = key.fileKey(partial.changeLog.fileID)
             guard trailerStart - offset >= 12 + 16 else { throw .corrupt(.truncated, "the file ends early") }
             _ = try open(try input.bytes(at: offset, count: 12 + 16), key: derived, authenticating: headerDigest)
@@ -200,6 +210,13 @@ enum ChangeLogReader {
             }
             vectors.append(vector)
         }
+        var keyID: UInt32 = 0
+        if version >= ChangeLogFormat.keyIDVersion {
+            guard let id = UInt32(exactly: try reader.varint()) else {
+                throw reader.corrupt("the sealing key's id is beyond 32 bits")
+            }
+            keyID = id
+        }
         let entityCount = try reader.count(limit: reader.remaining)
         var entities: [ChangeLogEntity] = []
         var expectedRows: [Int] = []
@@ -244,9 +261,10 @@ enum ChangeLogReader {
         }
         let frameCount = try reader.count(limit: Int(Int32.max))
         guard reader.isAtEnd else { throw reader.corrupt("bytes follow the header's fields", kind: .trailingBytes) }
-        let log = ChangeLog(
+        var log = ChangeLog(
             fileID: fileID, source: source, lineage: lineage, since: vectors[0], vector: vectors[1], entities: entities,
             horizon: vectors.count > 2 ? vectors[2] : VersionVector())
+        log.keyID = keyID
         return PartialLog(changeLog: log, sites: sites, expectedRows: expectedRows, frameCount: frameCount)
     }
 }

@@ -194,7 +194,7 @@ final class ChangeLogWriter {
         header.append(varint: siteList.count)
         for site in siteList { header.append(uuid: site) }
         let formatVersion = ChangeLogFormat.version(
-            for: entities.lazy.map(\.entity), horizon: horizon, carriesDigest: digestSchema != nil)
+            for: entities.lazy.map(\.entity), horizon: horizon, carriesDigest: digestSchema != nil, keyID: key?.id ?? 0)
         for vector in formatVersion >= ChangeLogFormat.horizonVersion ? [since, vector, horizon] : [since, vector] {
             let sites = vector.sortedSites
             header.append(varint: sites.count)
@@ -205,6 +205,7 @@ final class ChangeLogWriter {
                 header.append(varint: min(vector[site], ChangeLogFormat.maximumCounter))
             }
         }
+        if formatVersion >= ChangeLogFormat.keyIDVersion { header.append(varint: UInt64(key?.id ?? 0)) }
         let carriesRules = entities.contains { $0.entity.columns.contains { $0.rule != .lastWriterWins } }
         header.append(varint: entities.count)
         for (entity, rowCount) in entities {

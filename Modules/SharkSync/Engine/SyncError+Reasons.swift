@@ -72,6 +72,13 @@ extension SyncError {
         case keyNotExpected
         /// The key is not 32 bytes.
         case wrongKeySize
+        /// The file is sealed with a key whose id (``ChangeLogHeader/keyID``) is neither the
+        /// key given nor one it retired: a device not yet given a rotated key, or one given a
+        /// key newer than the file's without the older key retired in it.
+        case unknownKeyID
+        /// ``ChangeLogKey/retiring(_:)`` was given a key whose id is not below the new key's, or
+        /// two different keys with one id.
+        case retiredKeyID
     }
 
     /// What the caller asked that cannot be done here (``misuse(_:)``).

@@ -52,7 +52,8 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedModel(let entity, let reason): return "\(entity) cannot be synced: \(reason)"
         case .notAChangeLog: return "not a SharkORM change log (the magic number is missing)"
         case .unsupportedFormatVersion(let version):
-            return "the change log has format version \(version); this library reads version \(ChangeLogFormat.version)"
+            return
+                "the change log has format version \(version); this library reads versions 1 to \(ChangeLogFormat.version)"
         case .corrupt(let reason): return "the change log is damaged: \(reason)"
         case .belowHorizon(let vector, let horizon):
             return "removals were forgotten up to \(horizon), and \(vector) does not reach it: "
