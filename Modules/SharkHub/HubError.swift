@@ -48,6 +48,10 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         /// space rotated its key, and the device must be given the new one
         /// (``SharkSync/ChangeLogKey/retiring(_:)``) and export again.
         case retiredKey
+        /// A snapshot's verification that does not match: another vector than the
+        /// snapshot's, or another digest (409). A device whose import of a snapshot gave
+        /// another digest under the same vector makes the hub drop the snapshot.
+        case digestMismatch
     }
 
     public let reason: Reason
@@ -73,7 +77,7 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case .forbidden: return 403
         case .notFound: return 404
         case .badRequest: return 400
-        case .uploadOffset, .notCovered, .fileTaken, .alreadyAccepted, .retiredKey: return 409
+        case .uploadOffset, .notCovered, .fileTaken, .alreadyAccepted, .retiredKey, .digestMismatch: return 409
         case .rejectedFile: return 422
         case .tooLarge, .quotaExceeded: return 413
         case .tooManyUploads, .rateLimited: return 429

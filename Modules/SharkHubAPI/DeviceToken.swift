@@ -61,13 +61,7 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this token's secret hashes to `stored`, compared in time that does not depend
     /// on where they differ.
-    package func matches(_ stored: Data) -> Bool {
-        let digest = secretDigest
-        guard stored.count == digest.count else { return false }
-        var difference: UInt8 = 0
-        for (a, b) in zip(stored, digest) { difference |= a ^ b }
-        return difference == 0
-    }
+    package func matches(_ stored: Data) -> Bool { constantTimeEqual(stored, secretDigest) }
 
     private static func encode(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()

@@ -77,20 +77,40 @@ public struct HubFileList: Sendable, Hashable, Codable {
     public var lastSequence: Int64
     /// What the space's files hold together (a version vector, site UUID to sequence).
     public var held: [String: UInt64]
+    /// What the files the hub dropped held together (nil when it dropped none): a device
+    /// whose vector does not cover it starts from ``snapshot``, which does.
+    public var dropped: [String: UInt64]?
+    /// The space's newest snapshot, verified or not (nil when it has none): one a device
+    /// whose vector is its own verifies.
+    public var snapshot: HubSnapshotInfo?
+    /// The space's newest verified snapshot (nil when none is): the one a device joining
+    /// late starts from, and the one retention goes by.
+    public var verifiedSnapshot: HubSnapshotInfo?
+    /// The bytes of the files accepted since the newest snapshot (or since the first file):
+    /// what a device weighs before it uploads a snapshot.
+    public var bytesSinceSnapshot: Int64?
 
-    public init(files: [HubFileInfo], next: Int64, hasMore: Bool, lastSequence: Int64, held: [String: UInt64]) {
+    public init(
+        files: [HubFileInfo], next: Int64, hasMore: Bool, lastSequence: Int64, held: [String: UInt64],
+        dropped: [String: UInt64]? = nil, snapshot: HubSnapshotInfo? = nil, verifiedSnapshot: HubSnapshotInfo? = nil,
+        bytesSinceSnapshot: Int64? = nil
+    ) {
         self.files = files
         self.next = next
         self.hasMore = hasMore
         self.lastSequence = lastSequence
         self.held = held
+        self.dropped = dropped
+        self.snapshot = snapshot
+        self.verifiedSnapshot = verifiedSnapshot
+        self.bytesSinceSnapshot = bytesSinceSnapshot
     }
 }
 
 /// A refusal as the hub's JSON body carries it: `error` names the reason (`unauthorized`,
 /// `forbidden`, `notFound`, `badRequest`, `uploadOffset`, `notCovered`, `rejectedFile`,
 /// `tooLarge`, `quotaExceeded`, `fileTaken`, `tooManyUploads`, `rateLimited`, `alreadyAccepted`,
-/// `unavailable`, `stale`).
+/// `unavailable`, `stale`, `retiredKey`, `digestMismatch`).
 ///
 /// ```swift
 /// let refusal = try JSONDecoder().decode(HubErrorBody.self, from: body)

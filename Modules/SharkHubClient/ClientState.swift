@@ -17,6 +17,15 @@ struct ClientState: Codable, Sendable, Equatable {
     var pulledThrough: Int64 = 0
     /// That file's id: listed again at the next sync, it must still hold that sequence.
     var lastFileID: UUID?
+    /// That file's vector: a file the hub dropped since is told from another hub by it
+    /// (the hub's `dropped` covers it).
+    var lastFileVector: [String: UInt64]?
+    /// The snapshot this device last downloaded to verify, whatever came of it: not
+    /// downloaded again for that.
+    var checkedSnapshot: UUID?
+    /// The snapshot this device started from whose content did not match its uploader's:
+    /// the device's store holds it, so it syncs no more until it is reset.
+    var failedSnapshot: UUID?
     /// The file being pushed, until the hub accepts or refuses it.
     var pending: PendingFile?
     /// Uploads this device began and dropped (their bytes were lost): abandoned on the hub at
@@ -40,6 +49,7 @@ struct ClientState: Codable, Sendable, Equatable {
     static let fileName = "state.json"
     static let pendingName = "pending.sharklog"
     static let downloadName = "download.sharklog"
+    static let snapshotName = "snapshot.sharklog"
 
     /// The state in `folder` for this space and site, or a fresh one.
     static func load(from folder: URL, space: String, site: UUID) async throws -> ClientState {

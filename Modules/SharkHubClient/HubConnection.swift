@@ -44,10 +44,15 @@ struct HubConnection: Sendable {
         return try await json(request, as: SpaceAcknowledgement.self).get()
     }
 
-    /// Sends the chunk `bytes` of a file of `length` bytes, at `offset`.
-    func upload(_ bytes: Data, of fileID: UUID, at offset: Int64, length: Int64) async throws -> HubAnswer<UploadState>
+    /// Sends the chunk `bytes` of a file of `length` bytes, at `offset`; of a snapshot when
+    /// `snapshotTag` (its digest tag, in hexadecimal) is given.
+    func upload(_ bytes: Data, of fileID: UUID, at offset: Int64, length: Int64, snapshotTag: String? = nil)
+        async throws -> HubAnswer<UploadState>
     {
-        var request = HTTPClientRequest(url: "\(spaceURL)/files/\(fileID.uuidString)?offset=\(offset)&length=\(length)")
+        let route = snapshotTag == nil ? "files" : "snapshots"
+        let tag = snapshotTag.map { "&tag=\($0)" } ?? ""
+        var request = HTTPClientRequest(
+            url: "\(spaceURL)/\(route)/\(fileID.uuidString)?offset=\(offset)&length=\(length)\(tag)")
         request.method = .PUT
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.body = .bytes(ByteBuffer(data: bytes))
@@ -72,11 +77,33 @@ struct HubConnection: Sendable {
         }
     }
 
+    /// Reports that this device imported the snapshot `fileID` and what its digest came to.
+    func verify(snapshot fileID: UUID, vector: [String: UInt64], tag: String) async throws
+        -> HubAnswer<HubSnapshotInfo>
+    {
+        var request = HTTPClientRequest(url: "\(spaceURL)/snapshots/\(fileID.uuidString)/verification")
+        request.method = .PUT
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(
+            ByteBuffer(data: try JSONEncoder().encode(SnapshotVerification(vector: vector, tag: tag))))
+        return try await json(request, as: HubSnapshotInfo.self)
+    }
+
     /// Downloads `file` into `url` (replaced), a megabyte at a time: the file is never held
     /// whole. A transfer cut short starts again from its beginning.
     func download(_ file: HubFileInfo, to url: URL) async throws {
+        try await download("files", file.fileID, length: file.length, to: url)
+    }
+
+    /// Downloads `snapshot` into `url` (replaced), as ``download(_:to:)`` a file.
+    func download(_ snapshot: HubSnapshotInfo, to url: URL) async throws {
+        try await download("snapshots", snapshot.fileID, length: snapshot.length, to: url)
+    }
+
+    private func download(_ route: String, _ fileID: UUID, length: Int64, to url: URL) async throws {
+        let file = (fileID: fileID, length: length)
         try await withRetries { () throws -> Void in
-            var request = HTTPClientRequest(url: "\(spaceURL)/files/\(file.fileID.uuidString)")
+            var request = HTTPClientRequest(url: "\(spaceURL)/\(route)/\(file.fileID.uuidString)")
             request.method = .GET
             request.headers.add(name: "Authorization", value: authorization)
             let response = try await execute(request)

@@ -3,31 +3,47 @@ import SharkSync
 
 extension SyncClient {
     /// Lists the hub's files after the last one this device went past, page by page, and
-    /// imports each it lacks, in the hub's order. Returns what the hub holds.
+    /// imports each it lacks, in the hub's order; first the space's snapshot, when the device
+    /// starts from it (``startFromSnapshot(_:isNew:vector:through:state:report:)``), and the
+    /// newest snapshot, verified, once the device's vector reaches it. Returns the last page
+    /// (what the hub holds, and its snapshots).
     ///
     /// A file is skipped without downloading when it is the device's own or when the
     /// device's vector covers it (its changes came another way, or before a state folder was
     /// lost). The state is saved after each file, so a sync cut off goes on from there.
     func pull(through connection: HubConnection, state: inout ClientState, report: inout SyncReport) async throws
-        -> VersionVector
+        -> HubFileList
     {
         connection.progress(.listing(after: state.pulledThrough))
+        // New to the hub (or its state lost): such a device may start from the snapshot.
+        let isNew = state.pulledThrough == 0
         // The last file the device went past is listed again. Another file under its number
         // means the numbering changed (a hub restored from a backup, then given new files, or
         // another hub): list from the start; the vector check keeps what the device holds
-        // from being downloaded again.
+        // from being downloaded again. A file the hub dropped (what it held within the
+        // listing's `dropped`) is no such sign: the listing goes on after it.
         var page = try await connection.files(after: max(0, state.pulledThrough - 1))
         if state.pulledThrough > 0 {
             if let first = page.files.first, first.sequence == state.pulledThrough, first.fileID == state.lastFileID {
                 page.files.removeFirst()
-            } else {
+            } else if try !Self.lastFileWasDropped(state, from: page) {
                 state.pulledThrough = 0
                 state.lastFileID = nil
+                state.lastFileVector = nil
                 connection.progress(.listing(after: 0))
                 page = try await connection.files(after: 0)
             }
         }
         var vector = try await engine.versionVector()
+        try await startFromSnapshot(
+            page, isNew: isNew, vector: &vector, through: connection, state: &state, report: &report)
+        // The newest snapshot, to verify when the device's vector is its vector: now, or once
+        // the files before it are in.
+        var toVerify = try verifiable(page.snapshot, state: state)
+        if let (snapshot, snapshotVector) = toVerify, vector == snapshotVector {
+            try await verifyOnly(snapshot, through: connection, state: &state, report: &report)
+            toVerify = nil
+        }
         let download = stateFolder.appendingPathComponent(ClientState.downloadName)
         while true {
             for file in page.files {
@@ -46,13 +62,29 @@ extension SyncClient {
                 }
                 state.pulledThrough = file.sequence
                 state.lastFileID = file.fileID
+                state.lastFileVector = file.vector
                 try await state.save(to: stateFolder)
+                if let (snapshot, snapshotVector) = toVerify, vector == snapshotVector {
+                    try await verifyOnly(snapshot, through: connection, state: &state, report: &report)
+                    toVerify = nil
+                }
             }
             guard page.hasMore else { break }
             connection.progress(.listing(after: page.next))
             page = try await connection.files(after: page.next)
         }
-        return try Self.vector(page.held)
+        return page
+    }
+
+    /// Whether the last file the device went past is missing from `page` because the hub
+    /// dropped it: the page starts after it, the hub numbered at least that many files, and
+    /// what the dropped files held covers it.
+    static func lastFileWasDropped(_ state: ClientState, from page: HubFileList) throws -> Bool {
+        guard let last = state.lastFileVector, let dropped = page.dropped,
+            page.files.first.map({ $0.sequence > state.pulledThrough }) ?? true,
+            page.lastSequence >= state.pulledThrough
+        else { return false }
+        return try vector(dropped).covers(try vector(last))
     }
 
     /// A vector as the hub's JSON carries it.

@@ -5,9 +5,11 @@ extension SyncClient {
     /// Pushes what the hub lacks of this device's changes: first a file left pending by an
     /// earlier sync (its exact bytes, resumed where the hub stands), then, while the device
     /// has changes of its own the hub does not hold, a new export since the hub's vector.
+    /// Returns what the hub holds, as far as the client knows.
+    @discardableResult
     func push(
         through connection: HubConnection, held: VersionVector, state: inout ClientState, report: inout SyncReport
-    ) async throws {
+    ) async throws -> VersionVector {
         var held = held
         let pendingURL = stateFolder.appendingPathComponent(ClientState.pendingName)
         // Uploads this device dropped (their bytes lost) are abandoned on the hub, where they
@@ -21,13 +23,14 @@ extension SyncClient {
         // fresh export, and one export again when the hub answers that another device's file
         // came in between (notCovered).
         for _ in 0..<5 {
-            if let pending = state.pending, pending.keyID ?? 0 != key.id {
+            if let pending = state.pending, pending.keyID ?? 0 < key.id {
                 // Sealed before the device's key was rotated: dropped (and abandoned on the
-                // hub, which has kept it if it accepted it already) for an export under the
-                // new key.
+                // hub, which keeps it if it accepted it already) for an export under the new
+                // key.
                 state.pending = nil
                 state.abandoned.append(pending.fileID)
                 try await state.save(to: stateFolder)
+                try? await BlockingIO.run { try FileManager.default.removeItem(at: pendingURL) }
                 for fileID in state.abandoned { try await connection.abandon(fileID) }
                 state.abandoned = []
                 try await state.save(to: stateFolder)
@@ -55,7 +58,7 @@ extension SyncClient {
             let vector = try await engine.versionVector()
             // Only the device's own changes are its to push: other sites' reach the hub
             // from their devices.
-            guard vector[engine.site] > held[engine.site] else { return }
+            guard vector[engine.site] > held[engine.site] else { return held }
             connection.progress(.exporting)
             // The export says how many bytes it wrote; the header gives the file's id and vector.
             let length = Int64(try await engine.exportChanges(since: held, key: key, to: pendingURL))
@@ -65,6 +68,7 @@ extension SyncClient {
                 fileID: header.fileID, length: length, vector: Self.entries(header.vector), keyID: header.keyID)
             try await state.save(to: stateFolder)
         }
+        return held
     }
 
     private enum UploadOutcome {
@@ -116,7 +120,9 @@ extension SyncClient {
                 offset = min(max(0, body.received ?? 0), lastChunk)
             case .refused(let body, _) where body.error == "notCovered":
                 return .notCovered(held: try Self.vector(body.held ?? [:]))
-            case .refused(let body, let status) where body.error == "rejectedFile":
+            case .refused(let body, let status) where body.error == "rejectedFile" || body.error == "retiredKey":
+                // Dropped: sent again, it would be refused again (a retired key's file is
+                // exported afresh once the device has the new key).
                 return .rejected(body, status: status)
             case .refused(let body, _) where body.error == "fileTaken":
                 // Another device's upload under this id: the file this device began as

@@ -45,6 +45,15 @@ public struct SyncClient: Sendable {
         /// outside the hub do not count (they catch up from a full export, as any replica
         /// left out does).
         public var forgetsTombstones = false
+        /// Upload a snapshot (a sealed full export, from which devices joining late start)
+        /// once the files the hub accepted since the last one pass this many bytes; 0 never.
+        /// Default: 64 MiB. Whichever device syncs first past it uploads one.
+        public var snapshotAfterBytes: Int64 = 64 << 20
+        /// Verify the space's newest snapshot when this device can: it started from it, or
+        /// its vector is the snapshot's. The device downloads and imports it, compares
+        /// digests, and tells the hub, which drops old files only once a snapshot is
+        /// verified. On by default.
+        public var verifiesSnapshots = true
 
         public init(stateFolder: URL? = nil) { self.stateFolder = stateFolder }
     }
@@ -111,18 +120,26 @@ public struct SyncClient: Sendable {
         let outcome: Result<SyncReport, Error>
         do {
             var state = try await ClientState.load(from: folder, space: space, site: engine.site)
+            if let failed = state.failedSnapshot {
+                throw SyncClientError(
+                    .snapshotMismatch,
+                    "this device started from snapshot \(failed), whose content did not match its uploader's: delete "
+                        + "its database and state folder, then sync again")
+            }
             var report = SyncReport()
-            let held: VersionVector
+            let listed: HubFileList
             do {
-                held = try await pull(through: connection, state: &state, report: &report)
+                listed = try await pull(through: connection, state: &state, report: &report)
             } catch let error as SyncClientError where error.reason == .stale {
                 // A device the hub counts as stale may have caught up another way (a full
                 // export imported): its acknowledgement says so, or the hub refuses it again.
                 try await acknowledge(through: connection, report: &report)
-                held = try await pull(through: connection, state: &state, report: &report)
+                listed = try await pull(through: connection, state: &state, report: &report)
             }
             do {
-                try await push(through: connection, held: held, state: &state, report: &report)
+                let held = try await push(
+                    through: connection, held: try Self.vector(listed.held), state: &state, report: &report)
+                try await uploadSnapshotIfDue(listed, held: held, through: connection, state: &state, report: &report)
             } catch {
                 // What it pulled is applied all the same: a device whose pushes keep failing
                 // (a full quota) still tells the hub, and does not go stale.

@@ -48,6 +48,10 @@ public struct SyncClientError: Error, Sendable, CustomStringConvertible {
         /// rotated its key. Give the device the new key (``SharkSync/ChangeLogKey/retiring(_:)``
         /// keeps the old one for older files); its pending file is then exported again.
         case retiredKey
+        /// The snapshot this device imported did not reproduce its uploader's content: the
+        /// digests differ under the same vector (a bug, or damage). The hub was told, and no
+        /// longer offers it; the device's store holds what it imported. Report it.
+        case snapshotMismatch
     }
 
     public let reason: Reason

@@ -25,6 +25,12 @@ public struct SyncReport: Sendable, Hashable {
     public var acknowledged = VersionVector()
     /// Tombstones forgotten after the sync (``SyncClient/Options/forgetsTombstones``).
     public var tombstonesForgotten = 0
+    /// The snapshot this device started from (imported before the files after it), if it did.
+    public var snapshotImported: UUID?
+    /// The snapshot this device verified for the hub (its digest equal to the snapshot's).
+    public var snapshotVerified: UUID?
+    /// The number of the snapshot this device uploaded and the hub accepted, if it did.
+    public var snapshotUploaded: Int64?
 
     public init() {}
 }
@@ -51,4 +57,10 @@ public enum SyncProgress: Sendable, Hashable {
     case accepted(file: UUID, sequence: Int64)
     /// A request failed for a reason that may pass; it is tried again after `delay`.
     case retrying(attempt: Int, delay: Duration, reason: String)
+    /// Exporting a snapshot of the whole store, for devices joining late.
+    case exportingSnapshot
+    /// The hub accepted the device's snapshot as this number.
+    case snapshotAccepted(file: UUID, number: Int64)
+    /// The device verified another's snapshot for the hub (its digest equal).
+    case snapshotVerified(file: UUID)
 }

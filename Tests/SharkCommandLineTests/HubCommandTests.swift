@@ -69,7 +69,9 @@ struct HubCommandTests {
         #expect(server.terminationStatus == 0)
     }
 
-    @Test("shark sync: two databases converge through shark serve; a wrong token and a missing key are refused")
+    @Test(
+        "shark sync: two databases converge through shark serve, a third starts from a snapshot; a wrong token and a missing key are refused"
+    )
     func syncThroughServe() async throws {
         let directory = try Fixtures.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -88,7 +90,7 @@ struct HubCommandTests {
             try SharkProcess.run(["hub", "create-space", hubDatabase, "team", "--lineage", Fixtures.lineage]).status
                 == 0)
         var tokens: [String] = []
-        for device in ["laptop", "phone"] {
+        for device in ["laptop", "phone", "tablet"] {
             let added = try SharkProcess.run(["hub", "add-device", hubDatabase, "team", device])
             #expect(added.status == 0, "\(added.error)")
             tokens.append(added.output.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -115,6 +117,32 @@ struct HubCommandTests {
             #expect(try await Member.query(in: store).count() == 4)
             store.close()
         }
+        // The phone uploads a snapshot (any bytes since the last will do); a database new to
+        // the hub starts from it, and verifies it.
+        let snapshotting = try sync(
+            phone, token: tokens[1], extra: ["--log-key-file", keyFile, "--snapshot-after-bytes", "1"])
+        #expect(snapshotting.status == 0, "\(snapshotting.error)")
+        let uploaded = try JSONSerialization.jsonObject(with: snapshotting.outputData) as? [String: Any]
+        #expect(uploaded?["snapshotUploaded"] as? Int == 1, "\(snapshotting.output)")
+        let tablet = directory.appendingPathComponent("tablet.sqlite").path
+        do {
+            let store = try Store(.sqlite(path: tablet))
+            _ = try SyncEngine(store: store, lineage: Fixtures.lineage, models: [Member.self, Team.self])
+            store.close()
+        }
+        let joined = try sync(tablet, token: tokens[2])
+        #expect(joined.status == 0, "\(joined.error)")
+        let joinedSummary = try JSONSerialization.jsonObject(with: joined.outputData) as? [String: Any]
+        #expect(joinedSummary?["snapshotImported"] is String && joinedSummary?["snapshotVerified"] is String)
+        #expect(joinedSummary?["pulled"] as? Int == 0, "\(joined.output)")
+        do {
+            let store = try Store(.sqlite(path: tablet, readOnly: true))
+            #expect(try await Member.query(in: store).count() == 4)
+            store.close()
+        }
+        #expect(
+            try sync(tablet, token: tokens[2], extra: ["--log-key-file", keyFile, "--snapshot-after-bytes", "-1"])
+                .status == 64)
         // Text that is not a token, and no space key: refused before the hub is asked.
         let wrongToken = try sync(laptop, token: "shk1.not-a-token")
         #expect(wrongToken.status == 77 && wrongToken.error.contains("token"))

@@ -166,6 +166,13 @@ struct RotatedLogKeyTests {
         let both = try keyFile("both.key", "1:\(hexadecimal(second.bytes))\n0:\(hexadecimal(first.bytes))\n")
         let verify = try SharkProcess.run(["verify", log, "--log-key-file", both])
         #expect(verify.status == 0, "\(verify.error)")
+        // Windows line ends and comment lines read the same.
+        let windows = try keyFile(
+            "windows.key", "# rotated in May\r\n1:\(hexadecimal(second.bytes))\r\n0:\(hexadecimal(first.bytes))\r\n")
+        let fromWindows = try SharkProcess.run(["verify", log, "--log-key-file", windows])
+        #expect(fromWindows.status == 0, "\(fromWindows.error)")
+        let plainWindows = try keyFile("plain-windows.key", "\(hexadecimal(first.bytes))\r\n")
+        #expect(try SharkProcess.run(["verify", log, "--log-key-file", plainWindows]).status == 0)
         let inspect = try SharkProcess.run(
             ["inspect", log, "--json"],
             environment: [

@@ -5,7 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import NIOFoundationCompat
 import SharkHub
-import SharkORM
+import SharkHubAPI
+@_spi(SharkReplication) import SharkORM
 import SharkSync
 import Testing
 
@@ -21,9 +22,17 @@ struct HubAPIDocumentTests {
         let needsToken: Bool
 
         var description: String { "\(method) \(path)" }
-        /// Under `/files`: uploads, downloads and listings, rather than acknowledgements.
-        var isFileRoute: Bool { path.contains("/files") }
+        /// Under `/files` or `/snapshots`: uploads, downloads and listings, rather than
+        /// acknowledgements and verifications, which take JSON.
+        var isFileRoute: Bool {
+            (path.contains("/files") || path.contains("/snapshots")) && !path.hasSuffix("/verification")
+        }
+        /// Under `/snapshots`: an upload's chunks name their digest tag.
+        var isSnapshotRoute: Bool { path.contains("/snapshots") }
     }
+
+    /// A well-formed digest tag.
+    static let tag = String(repeating: "ab", count: 32)
 
     /// A well-formed acknowledgement body.
     static let acknowledgement = ByteBuffer(string: #"{"vector": {}}"#)
@@ -59,6 +68,11 @@ struct HubAPIDocumentTests {
         let accepted: UUID
         let outsider: DeviceToken
         let revoked: DeviceToken
+        /// A snapshot of the laptop's, accepted, and a device that can verify it, with the body
+        /// that does.
+        let snapshot: UUID
+        let phone: TestDevice
+        let verification: ByteBuffer
 
         init() async throws {
             hub = try await makeHub(.memory)
@@ -71,10 +85,27 @@ struct HubAPIDocumentTests {
             let file = try await laptop.engine.exportChanges(key: sealingKey)
             let accepted = try ChangeLogHeader(reading: file, key: sealingKey).fileID
             self.accepted = accepted
-            let laptop = self.laptop
+            let snapshotFile = try await laptop.engine.exportChanges(key: sealingKey)
+            let header = try ChangeLogHeader(reading: snapshotFile, key: sealingKey)
+            let digest = try #require(header.digest)
+            let tag = hexadecimal(try #require(sealingKey.digestTag(of: digest, keyID: 0)))
+            snapshot = header.fileID
+            phone = try await TestDevice(hub: hub, name: "phone")
+            _ = try await phone.engine.importChanges(from: file, key: sealingKey)
+            verification = ByteBuffer(
+                data: try JSONEncoder().encode(
+                    SnapshotVerification(
+                        vector: Dictionary(
+                            uniqueKeysWithValues: digest.vector.entries.map { ($0.key.uuidString, $0.value) }),
+                        tag: tag)))
+            let (laptop, snapshot) = (self.laptop, self.snapshot)
             try await Application(router: HubServer(hub: hub).router()).test(.router) { client in
                 let upload = try await client.upload(file, id: accepted, headers: laptop.authorization)
                 #expect(upload.statuses == [.ok])
+                let request = "/v1/spaces/notes/snapshots/\(snapshot)?offset=0&length=\(snapshotFile.count)&tag=\(tag)"
+                let uploaded = try await client.execute(
+                    uri: request, method: .put, headers: laptop.authorization, body: ByteBuffer(data: snapshotFile))
+                #expect(uploaded.status == .ok, "\(String(buffer: uploaded.body))")
             }
         }
     }
@@ -84,7 +115,10 @@ struct HubAPIDocumentTests {
         let path = operation.path.replacingOccurrences(of: "{space}", with: "notes")
             .replacingOccurrences(of: "{file}", with: file)
         let defaultQuery = operation.method == .put && operation.isFileRoute ? "offset=0&length=1000" : ""
-        let text = query ?? defaultQuery
+        var text = query ?? defaultQuery
+        if operation.method == .put && operation.isFileRoute && operation.isSnapshotRoute && !text.contains("tag=") {
+            text += "&tag=\(tag)"
+        }
         return text.isEmpty ? path : "\(path)?\(text)"
     }
 
@@ -92,22 +126,31 @@ struct HubAPIDocumentTests {
     func documentedOperations() async throws {
         let setup = try await Setup()
         let operations = try Self.operations()
-        #expect(operations.count == 8)
+        #expect(operations.count == 11)
         try await Application(router: HubServer(hub: setup.hub).router()).test(.router) { client in
             for operation in operations {
-                // An upload begun, to abandon; the accepted file, to download.
-                let file = operation.method == .delete || operation.method == .put ? UUID() : setup.accepted
+                // An upload begun, to abandon; the accepted file or snapshot, to download; the
+                // snapshot, for the phone to verify.
+                let isVerification = operation.path.hasSuffix("/verification")
+                var file = operation.method == .delete || operation.method == .put ? UUID() : setup.accepted
+                if isVerification || (operation.isSnapshotRoute && operation.method == .get) { file = setup.snapshot }
                 if operation.method == .delete {
                     let begun = try await client.execute(
                         uri: "/v1/spaces/notes/files/\(file)?offset=0&length=1000", method: .put,
                         headers: setup.laptop.authorization, body: ByteBuffer(repeating: 1, count: 200))
                     #expect(begun.status == .accepted)
                 }
+                let body: ByteBuffer? =
+                    operation.method != .put
+                    ? nil
+                    : operation.isFileRoute
+                        ? ByteBuffer(repeating: 1, count: 200)
+                        : isVerification ? setup.verification : Self.acknowledgement
                 let response = try await client.execute(
                     uri: Self.uri(operation, file: file.uuidString), method: operation.method,
-                    headers: operation.needsToken ? setup.laptop.authorization : [:],
-                    body: operation.method != .put
-                        ? nil : operation.isFileRoute ? ByteBuffer(repeating: 1, count: 200) : Self.acknowledgement)
+                    headers: !operation.needsToken
+                        ? [:] : isVerification ? setup.phone.authorization : setup.laptop.authorization,
+                    body: body)
                 #expect(operation.statuses.contains(response.status.code), "\(operation): \(response.status)")
                 #expect((200..<300).contains(response.status.code), "\(operation): \(response.status)")
             }
@@ -177,6 +220,33 @@ struct HubAPIDocumentTests {
                     cases.append(("a file id that is not a UUID", Self.uri(operation, file: "nope"), token, body, 400))
                 }
                 switch operation.method {
+                case .put where operation.path.hasSuffix("/verification"):
+                    let site = UUID().uuidString
+                    cases += [
+                        ("a verification that is not JSON", Self.uri(operation, file: file), token, body, 400),
+                        (
+                            "a vector whose site is not a UUID", Self.uri(operation, file: file), token,
+                            ByteBuffer(string: #"{"vector": {"nope": 1}, "tag": "\#(Self.tag)"}"#), 400
+                        ),
+                        (
+                            "a tag that is not 64 hexadecimal digits", Self.uri(operation, file: file), token,
+                            ByteBuffer(string: #"{"vector": {"\#(site)": 1}, "tag": "abc"}"#), 400
+                        ),
+                        ("no tag", Self.uri(operation, file: file), token, ByteBuffer(string: #"{"vector": {}}"#), 400),
+                        (
+                            "an unknown snapshot", Self.uri(operation, file: file), token,
+                            ByteBuffer(string: #"{"vector": {}, "tag": "\#(Self.tag)"}"#), 404
+                        ),
+                        (
+                            "the uploader verifying its own snapshot",
+                            Self.uri(operation, file: setup.snapshot.uuidString),
+                            token, ByteBuffer(string: #"{"vector": {}, "tag": "\#(Self.tag)"}"#), 400
+                        ),
+                        (
+                            "a verification above 1 MiB", Self.uri(operation, file: file), token,
+                            ByteBuffer(repeating: 0x20, count: (1 << 20) + 1), 413
+                        ),
+                    ]
                 case .put where !operation.isFileRoute:
                     let site = UUID().uuidString
                     cases += [
@@ -230,6 +300,21 @@ struct HubAPIDocumentTests {
                             Self.uri(operation, file: file, query: "offset=0&length=300"), token, body, 422
                         ),
                     ]
+                    if operation.isSnapshotRoute {
+                        cases += [
+                            (
+                                "a snapshot's chunk without its tag",
+                                Self.uri(operation, file: file, query: "offset=0&length=300&tag="), token, body, 400
+                            ),
+                            (
+                                "a tag that is not hexadecimal",
+                                Self.uri(
+                                    operation, file: file,
+                                    query: "offset=0&length=300&tag=\(String(repeating: "z", count: 64))"),
+                                token, body, 400
+                            ),
+                        ]
+                    }
                 case .get where !operation.isFileRoute:
                     break
                 case .get where !operation.path.contains("{file}"):

@@ -75,6 +75,19 @@ struct HubKeyRotationTests {
             let (statusesAgain, _) = try await client.upload(resealed, id: resealedID, headers: laptop.authorization)
             #expect(statusesAgain.last == .ok)
             #expect(try Self.spaceKeyID(hub) == 1)
+
+            // A key that skips ids (a slip: 3 for 2) is refused, and the space stays at 1.
+            try laptop.write("sealed with key 3")
+            let skipping = try ChangeLogKey.random(id: 3).retiring([Self.rotatedKey])
+            let beforeSkip = try await storedCounts(hub)
+            let (skipped, skippedID) = try await Self.export(
+                laptop, with: skipping, since: try await client.files(laptop).held)
+            let (skipStatuses, skipBody) = try await client.upload(
+                skipped, id: skippedID, headers: laptop.authorization)
+            #expect(skipStatuses.last == .unprocessableContent)
+            #expect(try JSONDecoder().decode(HubErrorBody.self, from: Data(buffer: skipBody)).error == "rejectedFile")
+            #expect(try await storedCounts(hub) == beforeSkip)
+            #expect(try Self.spaceKeyID(hub) == 1)
         }
     }
 

@@ -81,13 +81,14 @@ struct CommandFailure: Error {
                     "\(error.message): check the token given with --token-file, --token-env or SHARK_HUB_TOKEN",
                     exitCode: Self.permission)
             case .notFound, .insecureAddress: self.init(error.message, exitCode: Self.usage)
-            case .rejectedFile: self.init(error.message, exitCode: Self.dataError)
+            case .rejectedFile, .snapshotMismatch: self.init(error.message, exitCode: Self.dataError)
             case .unavailable, .busy: self.init(error.message, exitCode: Self.temporaryFailure)
             case .quotaExceeded, .stateFolder: self.init(error.message, exitCode: Self.cannotCreate)
             case .refused, .badResponse: self.init(error.message, exitCode: Self.unavailable)
             case .retiredKey:
                 self.init(
-                    "\(error.message) (the new key on the first line of --log-key-file, the older ones below it)",
+                    "\(error.message) (give the new key first, then the older ones, as ID:HEX lines of "
+                        + "--log-key-file, or separated by commas in --log-key-env or SHARK_LOG_KEY)",
                     exitCode: Self.permission)
             case .stale:
                 self.init(

@@ -165,11 +165,12 @@ struct LogKeyOptions: ParsableArguments {
         return nil
     }
 
-    /// The keys of `text`, one per line or between commas, each `ID:HEX` or `HEX` (id 0):
-    /// the first the current key, which retires the others.
+    /// The keys of `text`, one per line (lines starting with `#` left out) or between
+    /// commas, each `ID:HEX` or `HEX` (id 0): the first the current key, which retires the
+    /// others.
     static func key(text: String, from source: String) throws -> ChangeLogKey {
-        let entries = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "," })
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let entries = text.split(whereSeparator: { $0.isNewline || $0 == "," })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         guard !entries.isEmpty else {
             throw CommandFailure("\(source) holds no change-log key", exitCode: CommandFailure.permission)
         }

@@ -17,17 +17,25 @@ extension Hub {
             guard let owner = try store.find(HubSpace.self, id: space) else {
                 throw HubError(.notFound, "no space \(space)")
             }
-            let files = try HubFile.query(in: store).where(\.space == space && \.sequence > sequence)
-                .orderBy(\.sequence).limit(limit).fetch()
+            let files = try HubFile.query(in: store).where(
+                \.space == space && \.isSnapshot == false && \.sequence > sequence
+            ).orderBy(\.sequence).limit(limit).fetch()
             let next = files.last?.sequence ?? sequence
+            let dropped = Self.entries(owner.dropped)
             return HubFileList(
                 files: files.map {
                     HubFileInfo(
                         sequence: $0.sequence, fileID: $0.fileID, source: $0.source ?? UUID(), length: $0.length,
                         since: Self.entries($0.since), vector: Self.entries($0.vector))
                 },
-                next: next, hasMore: owner.lastSequence > next, lastSequence: owner.lastSequence,
-                held: Self.entries(owner.held))
+                // A short page is the last: the files after it may have been dropped, so the
+                // last sequence alone cannot tell.
+                next: next, hasMore: files.count == limit && owner.lastSequence > next,
+                lastSequence: owner.lastSequence,
+                held: Self.entries(owner.held), dropped: dropped.isEmpty ? nil : dropped,
+                snapshot: try self.newestSnapshot(of: space).map(Self.info),
+                verifiedSnapshot: try self.verifiedSnapshot(of: space).map(Self.info),
+                bytesSinceSnapshot: owner.bytesSinceSnapshot)
         }
     }
 
@@ -35,7 +43,7 @@ extension Hub {
     func acceptedFile(_ fileID: UUID, in space: String) async throws -> (row: Int64, length: Int64) {
         guard
             let file = try await HubFile.query(in: store).where(
-                \.space == space && \.fileID == fileID && \.sequence > 0
+                \.space == space && \.fileID == fileID && \.isSnapshot == false && \.sequence > 0
             )
             .first()
         else { throw HubError(.notFound, "space \(space) has no file \(fileID)") }

@@ -18,9 +18,13 @@ extension Hub {
     /// without the key; its lineage, source and `since`) and accept it: only then, after its
     /// database commit, does the answer carry a sequence. A file the space already holds is
     /// accepted again at once, and stored once.
-    func receive(chunk: Data, offset: Int64, length: Int64, fileID: UUID, from device: AuthenticatedDevice)
-        async throws -> ReceivedChunk
-    {
+    ///
+    /// A snapshot (`snapshotTag` given: its uploader's keyed digest tag) arrives the same way,
+    /// and is checked and accepted as one (``acceptSnapshot(_:header:space:owner:in:)``).
+    func receive(
+        chunk: Data, offset: Int64, length: Int64, fileID: UUID, snapshotTag: Data? = nil,
+        from device: AuthenticatedDevice
+    ) async throws -> ReceivedChunk {
         guard length > 0, length <= maximumFileBytes else {
             throw HubError(.tooLarge, "a file is 1 to \(maximumFileBytes) bytes, not \(length)")
         }
@@ -45,6 +49,13 @@ extension Hub {
             if let existing = try HubFile.query(in: store).where(\.space == space.id && \.fileID == fileID).first() {
                 guard existing.length == length else {
                     throw HubError(.rejectedFile, "file \(fileID) is \(existing.length) bytes long here, not \(length)")
+                }
+                guard existing.isSnapshot == (snapshotTag != nil) else {
+                    throw HubError(
+                        .fileTaken, "\(fileID) is a \(existing.isSnapshot ? "snapshot" : "file") of the space already")
+                }
+                guard existing.digestTag == snapshotTag else {
+                    throw HubError(.badRequest, "snapshot \(fileID) was begun with another digest tag")
                 }
                 if existing.sequence > 0 { return (Self.state(of: existing), existing.id) }
                 guard existing.device == device.id else {
@@ -90,6 +101,8 @@ extension Hub {
                 space.storedBytes += length
                 try tx.commit(space)
                 file = HubFile(space: space.id, fileID: fileID, device: device.id, length: length, createdAt: now)
+                file.isSnapshot = snapshotTag != nil
+                file.digestTag = snapshotTag
                 try tx.commit(file)
             }
             // The file's row first: of two requests with the same chunk, the second then
@@ -154,20 +167,31 @@ extension Hub {
                     .rejectedFile, "the file was written by site \(header.source), this device is \(site)")
             } else if owner.site == nil && siteTaken {
                 refusal = HubError(.rejectedFile, "site \(header.source) belongs to another device of the space")
+            } else if Int64(header.keyID) < space.keyID {
+                // Before `since` is checked: an export again under the same key would only be
+                // refused again.
+                refusal = HubError(
+                    .retiredKey,
+                    "the file is sealed with key \(header.keyID), and the space's files with key \(space.keyID) "
+                        + "since: give the device the space's new key and export again")
+            } else if space.lastSequence > 0, Int64(header.keyID) > space.keyID + 1 {
+                // The hub cannot check a key id, and never goes back to a lower one: a typing
+                // slip (10 for 1) would lock out every device given the right key.
+                refusal = HubError(
+                    .rejectedFile,
+                    "the file is sealed with key \(header.keyID), and the space's files with key \(space.keyID): a "
+                        + "rotation takes the next id, \(space.keyID + 1)")
             } else if !held.covers(othersChanges) {
                 // Other sites' changes reach a device through the hub, so a file cannot hold
                 // more of them than the hub does; one that claimed to would make every device
                 // export since a vector that skips its own changes.
                 refusal = HubError(.rejectedFile, "the file claims other sites' changes the hub never relayed")
+            } else if file.isSnapshot {
+                refusal = try self.snapshotRefusal(header, space: space, held: held)
             } else if !held.covers(header.since) {
                 refusal = HubError(
                     .notCovered, "the file assumes changes the hub does not hold: export again since its vector",
                     held: held)
-            } else if Int64(header.keyID) < space.keyID {
-                refusal = HubError(
-                    .retiredKey,
-                    "the file is sealed with key \(header.keyID), and the space's files with key \(space.keyID) "
-                        + "since: give the device the space's new key and export again")
             } else if !header.vector.covers(VectorText.vector(space.acknowledgedMark) ?? VersionVector()) {
                 // Written before changes every device has applied since (a file left pending
                 // while its device fell behind): devices that forgot removals there would
@@ -185,16 +209,22 @@ extension Hub {
                 owner.site = header.source
                 try tx.commit(owner)
             }
-            var joined = held
-            joined.formJoin(header.vector)
-            space.held = VectorText.text(joined)
             space.keyID = max(space.keyID, Int64(header.keyID))
-            space.lastSequence += 1
-            try tx.commit(space)
-            file.sequence = space.lastSequence
             file.source = header.source
             file.since = VectorText.text(header.since)
             file.vector = VectorText.text(header.vector)
+            file.keyID = Int64(header.keyID)
+            if file.isSnapshot {
+                try self.acceptSnapshot(file, space: space, in: tx)
+                return .success(ReceivedChunk(state: Self.state(of: file), acceptedFile: true))
+            }
+            var joined = held
+            joined.formJoin(header.vector)
+            space.held = VectorText.text(joined)
+            space.lastSequence += 1
+            space.bytesSinceSnapshot += file.length
+            try tx.commit(space)
+            file.sequence = space.lastSequence
             try tx.commit(file)
             return .success(ReceivedChunk(state: Self.state(of: file), acceptedFile: true))
         }
@@ -257,7 +287,7 @@ extension Hub {
     /// `space`, when given, is the transaction's object of the file's space, which the caller
     /// goes on changing: its bytes are given back there (a space read again here would be
     /// written over by the caller's).
-    private static func remove(_ file: HubFile, in tx: WriteTransaction, adjusting space: HubSpace? = nil) throws {
+    static func remove(_ file: HubFile, in tx: WriteTransaction, adjusting space: HubSpace? = nil) throws {
         let id = file.id
         try HubChunk.query(in: tx.store).where(\.file == id).removeAll()
         if let space = try space ?? tx.find(HubSpace.self, id: file.space) {
@@ -267,7 +297,7 @@ extension Hub {
         try tx.remove(file)
     }
 
-    private static func state(of file: HubFile) -> UploadState {
+    static func state(of file: HubFile) -> UploadState {
         UploadState(
             fileID: file.fileID, received: file.received, length: file.length,
             sequence: file.sequence > 0 ? file.sequence : nil)

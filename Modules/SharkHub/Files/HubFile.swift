@@ -1,7 +1,8 @@
 import Foundation
 import SharkORM
 
-/// A sealed change-log file of a space: being uploaded (``sequence`` 0) or accepted.
+/// A sealed change-log file of a space: being uploaded (``sequence`` 0) or accepted. A
+/// snapshot (``isSnapshot``) is one too, a full export, numbered apart from the files.
 @Model(entity: "hub_files")
 final class HubFile {
     var id: Int64 = 0
@@ -15,7 +16,18 @@ final class HubFile {
     /// How many bytes have arrived: the next chunk starts here.
     var received: Int64 = 0
     /// Its place in the space once accepted (1, 2, …, in commit order); 0 while uploading.
+    /// A snapshot's is its number among the space's snapshots.
     var sequence: Int64 = 0
+    /// Whether it is a snapshot: listed and served apart from the files, never dropped by
+    /// retention but replaced by a newer verified one.
+    var isSnapshot: Bool = false
+    /// The id of the key that sealed it, from its header.
+    var keyID: Int64 = 0
+    /// A snapshot's keyed digest tag, as its uploader gave it (``SharkHubAPI/SnapshotVerification``).
+    var digestTag: Data?
+    /// The device that verified a snapshot (its digest tag equal under the same vector), and when.
+    var verifiedBy: UUID?
+    var verifiedAt: Date?
     /// From the accepted file's header: the site that wrote it, what it assumed and what it
     /// holds (version vectors as ``VectorText``).
     var source: UUID?

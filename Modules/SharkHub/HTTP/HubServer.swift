@@ -8,6 +8,7 @@ import NIOCore
 import NIOFoundationCompat
 import ServiceLifecycle
 import SharkHubAPI
+import SharkORM
 import SharkSync
 
 /// The hub's HTTP API (`docs/hub.md`), over a ``Hub``. Every route but `/v1/health` and
@@ -47,7 +48,6 @@ public struct HubServer: Sendable {
         router.add(middleware: AddressRateLimit(limiter: addressLimiter))
         let hub = self.hub
         let server = self
-        let metrics = self.metrics
         router.get("v1/health") { _, _ in "ok" }
         router.get("v1/ready") { _, context -> String in
             do {
@@ -60,34 +60,7 @@ public struct HubServer: Sendable {
             return "ready"
         }
         router.put("v1/spaces/:space/files/:file") { request, context -> Response in
-            let space = try context.parameters.require("space")
-            let device = try await server.authenticate(request, space)
-            try device.requireActive()
-            let fileID = try Self.fileID(context)
-            let query = request.uri.queryParameters
-            guard let offset = try Self.number(query.get("offset"), named: "offset"),
-                let length = try Self.number(query.get("length"), named: "length")
-            else { throw HubError(.badRequest, "a chunk names its offset and the file's length") }
-            let chunk: ByteBuffer
-            do {
-                chunk = try await request.body.collect(upTo: Hub.chunkLimit)
-            } catch is NIOTooManyBytesError {
-                throw HubError(.tooLarge, "a chunk holds at most \(Hub.chunkLimit) bytes")
-            }
-            let received = try await hub.receive(
-                chunk: Data(buffer: chunk), offset: offset, length: length, fileID: fileID, from: device)
-            metrics.received(bytes: chunk.readableBytes)
-            let state = received.state
-            if received.acceptedFile, let sequence = state.sequence {
-                metrics.fileAccepted()
-                context.logger.info(
-                    "file accepted",
-                    metadata: [
-                        "space": "\(space)", "device": "\(device.id)", "file": "\(fileID)", "sequence": "\(sequence)",
-                        "bytes": "\(length)",
-                    ])
-            }
-            return try Self.json(state, status: state.sequence == nil ? .accepted : .ok)
+            try await server.receiveChunk(request, context, snapshot: false)
         }
         router.delete("v1/spaces/:space/files/:file") { request, context -> Response in
             let space = try context.parameters.require("space")
@@ -111,22 +84,7 @@ public struct HubServer: Sendable {
             let space = try context.parameters.require("space")
             try await server.authenticate(request, space).requireActive()
             let file = try await hub.acceptedFile(try Self.fileID(context), in: space)
-            // Chunk by chunk from the database: a file is never held whole.
-            let body = ResponseBody(contentLength: Int(file.length)) { writer in
-                var offset: Int64 = 0
-                while offset < file.length {
-                    // A missing piece ends the response early, short of its length, so the
-                    // client sees the transfer fail rather than a shorter file.
-                    guard let bytes = try await hub.chunk(of: file.row, at: offset) else {
-                        throw HubError(.notFound, "file \(file.row) lacks its bytes from \(offset)")
-                    }
-                    try await writer.write(ByteBuffer(data: bytes))
-                    metrics.sent(bytes: bytes.count)
-                    offset += Int64(bytes.count)
-                }
-                try await writer.finish(nil)
-            }
-            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+            return server.stream(row: file.row, length: file.length)
         }
         router.get("v1/spaces/:space/acknowledged") { request, context -> Response in
             let space = try context.parameters.require("space")
@@ -144,7 +102,70 @@ public struct HubServer: Sendable {
             }
             return try Self.json(answer, status: .ok)
         }
+        addSnapshotRoutes(to: router)
         return router
+    }
+
+    /// Stores a chunk of a file (or, `snapshot`, of a snapshot, whose query names its digest
+    /// tag), and answers where the upload stands: 202 until the last chunk, then 200 once
+    /// the hub accepted it.
+    func receiveChunk(_ request: Request, _ context: HubRequestContext, snapshot: Bool) async throws -> Response {
+        let space = try context.parameters.require("space")
+        let device = try await authenticate(request, space)
+        try device.requireActive()
+        let fileID = try Self.fileID(context)
+        let query = request.uri.queryParameters
+        guard let offset = try Self.number(query.get("offset"), named: "offset"),
+            let length = try Self.number(query.get("length"), named: "length")
+        else { throw HubError(.badRequest, "a chunk names its offset and the file's length") }
+        var tag: Data?
+        if snapshot {
+            guard let text = query.get("tag"), text.count == 64, let bytes = bytes(fromHexadecimal: text) else {
+                throw HubError(.badRequest, "a snapshot's chunk names its digest tag: 64 hexadecimal digits")
+            }
+            tag = Data(bytes)
+        }
+        let chunk: ByteBuffer
+        do {
+            chunk = try await request.body.collect(upTo: Hub.chunkLimit)
+        } catch is NIOTooManyBytesError {
+            throw HubError(.tooLarge, "a chunk holds at most \(Hub.chunkLimit) bytes")
+        }
+        let received = try await hub.receive(
+            chunk: Data(buffer: chunk), offset: offset, length: length, fileID: fileID, snapshotTag: tag, from: device)
+        metrics.received(bytes: chunk.readableBytes)
+        let state = received.state
+        if received.acceptedFile, let sequence = state.sequence {
+            if !snapshot { metrics.fileAccepted() }
+            context.logger.info(
+                snapshot ? "snapshot accepted" : "file accepted",
+                metadata: [
+                    "space": "\(space)", "device": "\(device.id)", "file": "\(fileID)", "sequence": "\(sequence)",
+                    "bytes": "\(length)",
+                ])
+        }
+        return try Self.json(state, status: state.sequence == nil ? .accepted : .ok)
+    }
+
+    /// The stored file `row`, `length` bytes, streamed chunk by chunk from the database: a
+    /// file is never held whole.
+    func stream(row: Int64, length: Int64) -> Response {
+        let (hub, metrics) = (self.hub, self.metrics)
+        let body = ResponseBody(contentLength: Int(length)) { writer in
+            var offset: Int64 = 0
+            while offset < length {
+                // A missing piece ends the response early, short of its length, so the
+                // client sees the transfer fail rather than a shorter file.
+                guard let bytes = try await hub.chunk(of: row, at: offset) else {
+                    throw HubError(.notFound, "file \(row) lacks its bytes from \(offset)")
+                }
+                try await writer.write(ByteBuffer(data: bytes))
+                metrics.sent(bytes: bytes.count)
+                offset += Int64(bytes.count)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
     }
 
     /// The largest acknowledgement body: about 20,000 sites.
@@ -344,7 +365,7 @@ extension HubServer {
         // server after the requests under way.
         let group = ServiceGroup(
             configuration: .init(
-                services: [application, ExpiredUploadSweeper(hub: hub, metrics: metrics, logger: logger)] + services,
+                services: [application, HubHousekeeping(hub: hub, metrics: metrics, logger: logger)] + services,
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         // The group runs in a task of its own, so that cancelling the caller shuts it down
         // gracefully, as SIGTERM does, rather than cutting the connections under way.

@@ -130,7 +130,7 @@ extension Hub {
 
     /// What every device of `devices` that counts has applied: the least of their
     /// acknowledgements, site by site.
-    private func everyoneApplied(_ devices: [HubDevice], at now: Date) -> VersionVector {
+    func everyoneApplied(_ devices: [HubDevice], at now: Date) -> VersionVector {
         VersionVector.meet(devices.filter { holdsBack($0, at: now) }.map(Self.acknowledged))
     }
 

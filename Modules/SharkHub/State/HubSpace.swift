@@ -32,6 +32,15 @@ final class HubSpace {
     /// refused (``HubError/Reason/retiredKey``): what devices write after a rotation stays
     /// out of reach of a device that kept only the old key.
     var keyID: Int64 = 0
+    /// The number of the space's last accepted snapshot (see ``HubFile/isSnapshot``).
+    var lastSnapshot: Int64 = 0
+    /// What the files retention dropped held together (as ``VectorText``): a device whose
+    /// vector does not cover it starts from the newest verified snapshot, which does (and so
+    /// does every snapshot accepted after it).
+    var dropped: String = "{}"
+    /// The bytes of the files accepted since the last snapshot was: a device uploads a
+    /// snapshot once they pass its threshold.
+    var bytesSinceSnapshot: Int64 = 0
     /// The bytes of files stored or being uploaded, against ``quotaBytes``.
     var storedBytes: Int64 = 0
     /// How many bytes the space may hold.

@@ -213,6 +213,9 @@ public struct ChangeLogKey: Sendable {
     /// The key's 32 bytes, to store (with its ``id``; retired keys are stored on their own).
     public var bytes: Data { key.symmetric.withUnsafeBytes { Data($0) } }
 
+    /// Whether this key opens files sealed with key `id`: it is that key, or retired it.
+    package func opens(keyID id: UInt32) -> Bool { opening(keyID: id) != nil }
+
     /// The key that opens files sealed with key `id`: this one or a retired one.
     func opening(keyID id: UInt32) -> ChangeLogKey? {
         if id == self.id { return self }

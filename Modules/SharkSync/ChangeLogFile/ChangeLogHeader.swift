@@ -16,7 +16,8 @@ public struct ChangeLogHeader: Sendable {
     /// Whether the frames are sealed with a ``ChangeLogKey``.
     public var isEncrypted: Bool
     /// The ``ChangeLogKey/id`` of the key that sealed the file: 0 for a lineage's first key
-    /// (and for a file that is not sealed). Readable without the key, as a relay needs it.
+    /// (and for a file that is not sealed). It sits in the plaintext header: a relay checking
+    /// the envelope without the key (the sync hub) reads it too.
     public var keyID: UInt32
     /// How many compressed frames the rows were written in.
     public var frameCount: Int
@@ -35,6 +36,11 @@ public struct ChangeLogHeader: Sendable {
     public var horizon: VersionVector
     /// Each entity the file has rows of, and how many.
     public var entities: [(name: String, rowCount: Int)]
+    /// Whether the file carries its writer's ``SyncDigest`` (flags bit 2): a full export.
+    public var carriesDigest: Bool
+    /// The writer's digest of its whole synced content when the file carries one and was
+    /// read with its key (or is not sealed); nil otherwise. Read from the last frame alone.
+    public var digest: SyncDigest?
 
     /// The rows of all entities.
     public var rowCount: Int { entities.reduce(0) { $0 + $1.rowCount } }
@@ -48,7 +54,9 @@ public struct ChangeLogHeader: Sendable {
     public init(reading url: URL, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits())
         throws(SyncError)
     {
-        self.init(try ChangeLogReader.open(try FileChangeLogInput(url), key: key, limits: limits))
+        let opened = try ChangeLogReader.open(try FileChangeLogInput(url), key: key, limits: limits)
+        self.init(opened)
+        digest = try opened.digestFrame()
     }
 
     /// Reads and checks `data`, as `init(reading:key:limits:)` with a URL does a file.
@@ -59,7 +67,9 @@ public struct ChangeLogHeader: Sendable {
     public init(reading data: Data, key: ChangeLogKey? = nil, limits: ChangeLogLimits = ChangeLogLimits())
         throws(SyncError)
     {
-        self.init(try ChangeLogReader.open(InMemoryChangeLogInput(data: data), key: key, limits: limits))
+        let opened = try ChangeLogReader.open(InMemoryChangeLogInput(data: data), key: key, limits: limits)
+        self.init(opened)
+        digest = try opened.digestFrame()
     }
 
     /// Checks the envelope of a file without its key, as a relay that never holds the key
@@ -99,5 +109,6 @@ public struct ChangeLogHeader: Sendable {
         vector = opened.header.vector
         horizon = opened.header.horizon
         entities = zip(opened.header.entities, opened.expectedRows).map { ($0.name, $1) }
+        carriesDigest = opened.partial.carriesDigest
     }
 }

@@ -464,4 +464,23 @@ struct OpenedChangeLog {
         }
         return digest
     }
+
+    /// The sender's digest alone, from the last frame, without reading the rows: nil when
+    /// the file carries none. Needs the key of a sealed file.
+    func digestFrame() throws(SyncError) -> SyncDigest? {
+        guard partial.carriesDigest, let last = frames.last else { return nil }
+        guard flags & ChangeLogFormat.encryptedFlag == 0 || fileKey != nil else {
+            throw .keyMismatch(.keyRequired, "the change log is encrypted: give its key")
+        }
+        var stored = try input.bytes(at: last.offset, count: last.storedLength)
+        if let fileKey {
+            var context = headerDigest
+            withUnsafeBytes(of: UInt32(frames.count - 1).littleEndian) { context.append(contentsOf: $0) }
+            stored = try ChangeLogReader.open(stored, key: fileKey, authenticating: context)
+        }
+        let payload = try Zlib.decompress(
+            ArraySlice(stored), expectedLength: last.inflatedLength, context: "frame \(frames.count - 1)")
+        guard case .digest(let digest) = try partial.parseFrame(payload, index: frames.count - 1) else { return nil }
+        return digest
+    }
 }

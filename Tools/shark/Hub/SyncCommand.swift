@@ -49,8 +49,18 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Then forget the tombstones of removals every active device of the space has applied.")
     var forgetTombstones = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Upload a snapshot (for devices joining late) once the hub accepted this many bytes of files since the "
+                + "last (64 MiB unless given); 0 never.", valueName: "bytes"))
+    var snapshotAfterBytes: Int64 = 64 << 20
+
     @Flag(help: "Print a JSON summary for scripts.")
     var json = false
+
+    func validate() throws {
+        guard snapshotAfterBytes >= 0 else { throw ValidationError("--snapshot-after-bytes is 0 or more") }
+    }
 
     func run() async throws {
         try await reportingFailures {
@@ -79,6 +89,7 @@ struct SyncCommand: AsyncParsableCommand {
                 stateFolder: URL(fileURLWithPath: stateFolder ?? "\(database.path).shark-sync", isDirectory: true))
             options.allowsPlaintextHTTP = plaintextHTTP
             options.forgetsTombstones = forgetTombstones
+            options.snapshotAfterBytes = snapshotAfterBytes
             if database.isPostgres && stateFolder == nil {
                 throw CommandFailure(
                     "a PostgreSQL database has no folder beside it: name one with --state-folder",
@@ -117,12 +128,18 @@ struct SyncCommand: AsyncParsableCommand {
                         ("vector", VectorText.json(vector)),
                         ("acknowledged", VectorText.json(report.acknowledged)),
                         ("tombstonesForgotten", .integer(report.tombstonesForgotten)),
+                        ("snapshotImported", report.snapshotImported.map { .string($0.uuidString) } ?? .null),
+                        ("snapshotVerified", report.snapshotVerified.map { .string($0.uuidString) } ?? .null),
+                        ("snapshotUploaded", report.snapshotUploaded.map { .integer(Int($0)) } ?? .null),
                     ]).rendered)
             } else {
-                Terminal.write(
+                var line =
                     "pulled \(report.filesPulled) file(s) (\(report.rowsApplied) rows), pushed "
-                        + "\(report.filesPushed.count) (\(Readable.bytes(Int(report.bytesUploaded))))"
-                        + (forgetTombstones ? ", forgot \(report.tombstonesForgotten) tombstone(s)" : "") + "\n")
+                    + "\(report.filesPushed.count) (\(Readable.bytes(Int(report.bytesUploaded))))"
+                if forgetTombstones { line += ", forgot \(report.tombstonesForgotten) tombstone(s)" }
+                if report.snapshotImported != nil { line += ", started from the space's snapshot" }
+                if let number = report.snapshotUploaded { line += ", uploaded snapshot \(number)" }
+                Terminal.write(line + "\n")
             }
         }
     }

@@ -1,11 +1,13 @@
 import Logging
 import ServiceLifecycle
 
-/// Removes the uploads left unfinished past ``HubLimits/unfinishedUploadLifetime`` every few
-/// minutes while a hub serves (``HubServer/serve(_:logger:alongside:onRunning:)``). Each hub process sweeps;
-/// on a shared database they remove the same rows in transactions, so two sweeps at once
-/// only repeat work.
-struct ExpiredUploadSweeper: Service {
+/// The hub's chores while it serves (``HubServer/serve(_:logger:alongside:onRunning:)``),
+/// every few minutes: removing the uploads left unfinished past
+/// ``HubLimits/unfinishedUploadLifetime``, and dropping the files every device and the
+/// verified snapshot cover (``Hub/dropCoveredFiles()``). Each hub process does them; on a
+/// shared database they change the same rows in transactions, so two at once only repeat
+/// work.
+struct HubHousekeeping: Service {
     let hub: Hub
     let metrics: HubMetrics
     let logger: Logger
@@ -28,6 +30,16 @@ struct ExpiredUploadSweeper: Service {
                     }
                 } catch {
                     logger.warning("could not remove expired uploads: \(error)")
+                }
+                do {
+                    let dropped = try await hub.dropCoveredFiles()
+                    if dropped > 0 {
+                        logger.info(
+                            "dropped files every device and the verified snapshot hold",
+                            metadata: ["files": "\(dropped)"])
+                    }
+                } catch {
+                    logger.warning("could not drop covered files: \(error)")
                 }
             }
         }
