@@ -87,20 +87,13 @@ extension SyncClient {
         return try vector(dropped).covers(try vector(last))
     }
 
-    /// A vector as the hub's JSON carries it.
+    /// A vector as the hub's JSON carries it; a site that is not a UUID is a bad answer.
     static func vector(_ entries: [String: UInt64]) throws -> VersionVector {
-        var vector = VersionVector()
-        for (site, sequence) in entries {
-            guard let uuid = UUID(uuidString: site) else {
-                throw SyncClientError(
-                    .badResponse, "the hub sent a version vector with a site that is not a UUID: \(site)")
-            }
-            vector[uuid] = sequence
+        guard let vector = VersionVector(jsonEntries: entries) else {
+            throw SyncClientError(.badResponse, "the hub sent a version vector with a site that is not a UUID")
         }
         return vector
     }
 
-    static func entries(_ vector: VersionVector) -> [String: UInt64] {
-        Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })
-    }
+    static func entries(_ vector: VersionVector) -> [String: UInt64] { vector.jsonEntries }
 }

@@ -30,12 +30,7 @@ enum VectorText {
             let entries =
                 (try? JSONDecoder().decode([String: UInt64].self, from: data))
                 ?? (try? JSONDecoder().decode(Info.self, from: data))?.sync?.vector
-            guard let entries else { throw invalid(text) }
-            var vector = VersionVector()
-            for (site, sequence) in entries {
-                guard let id = UUID(uuidString: site) else { throw invalid(text) }
-                vector[id] = sequence
-            }
+            guard let entries, let vector = VersionVector(jsonEntries: entries) else { throw invalid(text) }
             return vector
         }
         var vector = VersionVector()

@@ -21,18 +21,18 @@ extension Hub {
                 \.space == space && \.isSnapshot == false && \.sequence > sequence
             ).orderBy(\.sequence).limit(limit).fetch()
             let next = files.last?.sequence ?? sequence
-            let dropped = Self.entries(owner.dropped)
+            let dropped = VectorText.entries(owner.dropped)
             return HubFileList(
                 files: files.map {
                     HubFileInfo(
                         sequence: $0.sequence, fileID: $0.fileID, source: $0.source ?? UUID(), length: $0.length,
-                        since: Self.entries($0.since), vector: Self.entries($0.vector))
+                        since: VectorText.entries($0.since), vector: VectorText.entries($0.vector))
                 },
                 // A short page is the last: the files after it may have been dropped, so the
                 // last sequence alone cannot tell.
                 next: next, hasMore: files.count == limit && owner.lastSequence > next,
                 lastSequence: owner.lastSequence,
-                held: Self.entries(owner.held), dropped: dropped.isEmpty ? nil : dropped,
+                held: VectorText.entries(owner.held), dropped: dropped.isEmpty ? nil : dropped,
                 snapshot: try self.newestSnapshot(of: space).map(Self.info),
                 verifiedSnapshot: try self.verifiedSnapshot(of: space).map(Self.info),
                 bytesSinceSnapshot: owner.bytesSinceSnapshot)
@@ -53,9 +53,5 @@ extension Hub {
     /// The stored chunk of file row `file` that starts at `offset`, or nil past its end.
     func chunk(of file: Int64, at offset: Int64) async throws -> Data? {
         try await HubChunk.query(in: store).where(\.file == file && \.offset == offset).first()?.bytes
-    }
-
-    static func entries(_ text: String) -> [String: UInt64] {
-        (try? JSONDecoder().decode([String: UInt64].self, from: Data(text.utf8))) ?? [:]
     }
 }

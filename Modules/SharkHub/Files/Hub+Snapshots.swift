@@ -70,7 +70,7 @@ extension Hub {
     static func info(of snapshot: HubFile) -> HubSnapshotInfo {
         HubSnapshotInfo(
             number: snapshot.sequence, fileID: snapshot.fileID, source: snapshot.source ?? UUID(),
-            length: snapshot.length, vector: entries(snapshot.vector),
+            length: snapshot.length, vector: VectorText.entries(snapshot.vector),
             keyID: UInt32(clamping: snapshot.keyID), isVerified: snapshot.verifiedBy != nil)
     }
 

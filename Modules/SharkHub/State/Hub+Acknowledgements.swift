@@ -106,7 +106,7 @@ extension Hub {
         of owner: HubDevice, among devices: [HubDevice], in space: HubSpace, at now: Date, _ tx: WriteTransaction
     ) throws -> SpaceAcknowledgement {
         SpaceAcknowledgement(
-            device: Self.entries(owner.acknowledged),
+            device: VectorText.entries(owner.acknowledged),
             space: VectorText.entries(try publish(devices, in: space, at: now, tx)),
             activeDevices: devices.filter { holdsBack($0, at: now) }.count,
             staleDevices: devices.filter { $0.revokedAt == nil && isStale($0, at: now) }.count,

@@ -17,20 +17,13 @@ enum VectorText {
         return vector(entries: entries)
     }
 
-    /// The vector of JSON's entries (site UUID to sequence), or nil when a site is not a
-    /// UUID. A site spelt twice (in upper and lower case) counts with the higher sequence,
-    /// whatever order the entries come in.
-    static func vector(entries: [String: UInt64]) -> VersionVector? {
-        var vector = VersionVector()
-        for (site, sequence) in entries {
-            guard let uuid = UUID(uuidString: site) else { return nil }
-            vector[uuid] = max(vector[uuid], sequence)
-        }
-        return vector
-    }
+    /// The vector of JSON's entries, or nil when a site is not a UUID
+    /// (``SharkSync/VersionVector/init(jsonEntries:)``).
+    static func vector(entries: [String: UInt64]) -> VersionVector? { VersionVector(jsonEntries: entries) }
 
     /// The vector as JSON's entries: site UUID (upper case) to sequence.
-    static func entries(_ vector: VersionVector) -> [String: UInt64] {
-        Dictionary(uniqueKeysWithValues: vector.entries.map { ($0.key.uuidString, $0.value) })
-    }
+    static func entries(_ vector: VersionVector) -> [String: UInt64] { vector.jsonEntries }
+
+    /// The entries of the vector `text` holds (none when it holds none).
+    static func entries(_ text: String) -> [String: UInt64] { vector(text)?.jsonEntries ?? [:] }
 }
