@@ -46,7 +46,7 @@ public struct HubError: Error, Sendable, CustomStringConvertible {
         case stale
         /// A file sealed with an older key than a file the space already accepted (409): the
         /// space rotated its key, and the device must be given the new one
-        /// (``SharkSync/ChangeLogKey/retiring(_:)``) and export again.
+        /// (`ChangeLogKey.retiring(_:)`) and export again.
         case retiredKey
         /// A snapshot's verification that does not match: another vector than the
         /// snapshot's, or another digest (409). A device whose import of a snapshot gave

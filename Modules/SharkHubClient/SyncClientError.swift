@@ -45,7 +45,7 @@ public struct SyncClientError: Error, Sendable, CustomStringConvertible {
         /// acknowledgement makes it active once its vector covers the others'.
         case stale
         /// The space's files are sealed with a newer key than this device's (409): the space
-        /// rotated its key. Give the device the new key (``SharkSync/ChangeLogKey/retiring(_:)``
+        /// rotated its key. Give the device the new key (`ChangeLogKey.retiring(_:)`
         /// keeps the old one for older files); its pending file is then exported again.
         case retiredKey
         /// The snapshot this device imported did not reproduce its uploader's content: the

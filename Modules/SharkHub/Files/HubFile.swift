@@ -23,7 +23,7 @@ final class HubFile {
     var isSnapshot: Bool = false
     /// The id of the key that sealed it, from its header.
     var keyID: Int64 = 0
-    /// A snapshot's keyed digest tag, as its uploader gave it (``SharkHubAPI/SnapshotVerification``).
+    /// A snapshot's keyed digest tag, as its uploader gave it (`SnapshotVerification`).
     var digestTag: Data?
     /// The device that verified a snapshot (its digest tag equal under the same vector), and when.
     var verifiedBy: UUID?

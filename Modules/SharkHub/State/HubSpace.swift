@@ -27,7 +27,7 @@ final class HubSpace {
     /// a file, so that numbers follow commit order even with several hub processes on one
     /// database (two such transactions conflict on this row; one runs again).
     var lastSequence: Int64 = 0
-    /// The highest id of a key that sealed an accepted file (``SharkSync/ChangeLogHeader/keyID``).
+    /// The highest id of a key that sealed an accepted file (`ChangeLogHeader.keyID`).
     /// Once a device sealed a file with a rotated key, a file sealed with an older one is
     /// refused (``HubError/Reason/retiredKey``): what devices write after a rotation stays
     /// out of reach of a device that kept only the old key.

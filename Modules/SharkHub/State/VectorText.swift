@@ -18,7 +18,7 @@ enum VectorText {
     }
 
     /// The vector of JSON's entries, or nil when a site is not a UUID
-    /// (``SharkSync/VersionVector/init(jsonEntries:)``).
+    /// (`VersionVector.init(jsonEntries:)`).
     static func vector(entries: [String: UInt64]) -> VersionVector? { VersionVector(jsonEntries: entries) }
 
     /// The vector as JSON's entries: site UUID (upper case) to sequence.
