@@ -9,8 +9,8 @@ extension SyncClient {
     /// (what the hub holds, and its snapshots).
     ///
     /// A file is skipped without downloading when it is the device's own or when the
-    /// device's vector covers it (its changes came another way, or before a state folder was
-    /// lost). The state is saved after each file, so a sync cut off goes on from there.
+    /// device's received vector covers it (its changes came another way, or before a state
+    /// folder was lost, or wait in the store for a migration: `SyncEngine.receivedVector()`). The state is saved after each file, so a sync cut off goes on from there.
     func pull(through connection: HubConnection, state: inout ClientState, report: inout SyncReport) async throws
         -> HubFileList
     {
@@ -34,7 +34,9 @@ extension SyncClient {
                 page = try await connection.files(after: 0)
             }
         }
-        var vector = try await engine.versionVector()
+        // What the device received, kept for a migration or applied: a file it covers is
+        // not downloaded again.
+        var vector = try await engine.receivedVector()
         try await startFromSnapshot(
             page, isNew: isNew, vector: &vector, through: connection, state: &state, report: &report)
         // The newest snapshot, to verify when the device's vector is its vector: now, or once

@@ -35,8 +35,10 @@ extension SyncClient {
         do {
             let summary = try await importSnapshot(snapshot, through: connection, report: &report)
             report.snapshotImported = snapshot.fileID
-            vector = try await engine.versionVector()
-            if try verifiable(snapshot, state: state) != nil {
+            vector = try await engine.receivedVector()
+            // A device a migration behind holds what it cannot apply yet, and its digest
+            // could not match: it leaves verifying to others.
+            if try verifiable(snapshot, state: state) != nil, try await !engine.keepsPendingValues() {
                 state.checkedSnapshot = snapshot.fileID
                 try await state.save(to: stateFolder)
                 if try await verify(snapshot, after: summary, through: connection, report: &report) == .different {
@@ -71,8 +73,11 @@ extension SyncClient {
         _ snapshot: HubSnapshotInfo, through connection: HubConnection, state: inout ClientState,
         report: inout SyncReport
     ) async throws {
-        // The vector the caller follows is the files'; the store's is what counts.
-        guard try await engine.versionVector() == (try Self.vector(snapshot.vector)) else { return }
+        // The vector the caller follows is the files'; the store's is what counts, and a
+        // store that keeps values for a migration holds more than its vector says.
+        guard try await engine.versionVector() == (try Self.vector(snapshot.vector)),
+            try await !engine.keepsPendingValues()
+        else { return }
         state.checkedSnapshot = snapshot.fileID
         try await state.save(to: stateFolder)
         let comparison: SyncDigestComparison
@@ -172,7 +177,8 @@ extension SyncClient {
             since >= options.snapshotAfterBytes, state.pending == nil
         else { return }
         let vector = try await engine.versionVector()
-        guard held.covers(vector) else { return }
+        // A device a migration behind would leave out the values it keeps for it.
+        guard held.covers(vector), try await !engine.keepsPendingValues() else { return }
         connection.progress(.exportingSnapshot)
         let url = stateFolder.appendingPathComponent(ClientState.snapshotName)
         let number: Int64?

@@ -45,6 +45,100 @@ struct SyncMigrationTests {
         #expect(try store.find(SyncLabel.self, id: "red")?.color == "#f00")
     }
 
+    @Test(
+        "a replica a migration behind receives a chain of files once, and its migration claims them",
+        arguments: TestDriver.allCases.filter(\.isPersistent))
+    func receivedUntilMigration(driver: TestDriver) throws {
+        let newer = try SyncEngine(
+            store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self, SyncLabel.self])
+        defer { newer.store.close() }
+        // Files as a hub holds them: each since the one before. The second carries only a
+        // column the older app has, yet continues the first's changes, which it cannot claim.
+        let id = UUID.v7()
+        let doc = SyncDocV2(id: id, title: "plan", tags: "work")
+        try newer.store.commit(doc)
+        try newer.store.commit(SyncLabel(id: "red", color: "#f00"))
+        let first = try newer.exportChanges()
+        let afterFirst = try newer.versionVector()
+        doc.title = "plan, revised"
+        try newer.store.commit(doc)
+        let second = try newer.exportChanges(since: afterFirst)
+        let afterSecond = try newer.versionVector()
+        doc.tags = "work, urgent"
+        try newer.store.commit(doc)
+        let third = try newer.exportChanges(since: afterSecond)
+
+        let path = TemporaryPath()
+        defer { path.cleanUp() }
+        do {
+            let store = try driver.openFile(path.path)
+            defer { store.close() }
+            let older = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV1.self])
+            try older.importChanges(from: first)
+            // A file that skips one does not continue the chain: received stays at the first.
+            try older.importChanges(from: third)
+            #expect(try older.versionVector()[newer.site] == 0)
+            #expect(try older.receivedVector()[newer.site] == afterFirst[newer.site])
+            try older.importChanges(from: second)
+            try older.importChanges(from: third)
+            #expect(try older.versionVector()[newer.site] == 0)
+            #expect(try older.receivedVector() == (try newer.versionVector()))
+            #expect(try store.find(SyncDocV1.self, id: id)?.heading == "plan, revised")
+            // A peer exporting since what it received sends no row again.
+            let none = try ChangeLogContents(reading: try newer.exportChanges(since: try older.receivedVector()))
+            #expect(none.rowCount == 0)
+        }
+        // Half the migration: the column comes, the entity not yet; the label's site stays unclaimed.
+        do {
+            let store = try driver.openFile(path.path)
+            defer { store.close() }
+            let half = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV2.self])
+            #expect(try store.find(SyncDocV2.self, id: id)?.tags == "work, urgent")
+            #expect(try half.versionVector()[newer.site] == 0)
+            #expect(try half.receivedVector() == (try newer.versionVector()))
+        }
+        let store = try driver.openFile(path.path)
+        defer { store.close() }
+        let migrated = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV2.self, SyncLabel.self])
+        #expect(try store.find(SyncLabel.self, id: "red")?.color == "#f00")
+        #expect(try migrated.versionVector() == (try newer.versionVector()))
+        #expect(try migrated.receivedVector() == (try migrated.versionVector()))
+        #expect(try migrated.digest() == (try newer.digest()))
+    }
+
+    @Test("kept rows note every site merged into them, and the sites of resolver values a merge dropped")
+    func keptRowSites() throws {
+        let one = UUID()
+        let two = UUID()
+        func version(_ site: UUID, _ sequence: UInt64) -> ColumnVersion {
+            ColumnVersion(causalLength: 1, timestamp: sequence, site: site, sequence: sequence)
+        }
+        func title(_ contributions: [(UUID, UInt64)], _ text: String) -> PendingRow {
+            var row = PendingRow(causalLength: 1, removal: nil)
+            let last = contributions.last!
+            row.values["title"] = (
+                version(last.0, last.1),
+                ResolvedValue.encode(contributions.map { Contribution(site: $0.0, sequence: $0.1) }, value: .text(text))
+            )
+            row.rules["title"] = MergeRule(rawValue: "resolver:longer-title")
+            return row
+        }
+        // One value that includes the other's writes replaces it: nothing lost.
+        var sequential = title([(one, 4)], "a")
+        sequential.merge(title([(one, 4), (two, 6)], "ab"))
+        #expect(sequential.lost.isEmpty)
+        // Concurrent values only the app's resolver could join: keeping one loses the other.
+        var concurrent = title([(one, 4)], "a")
+        concurrent.merge(title([(two, 6)], "b"))
+        #expect(concurrent.lost == [one, two])
+        let decoded = try PendingRow(decoding: concurrent.encoded())
+        #expect(decoded.lost == [one, two] && decoded.sites.isSuperset(of: [one, two]))
+        // A row of an entity not here with no column but its key keeps no value, yet its site.
+        let row = RowChange(key: .text("k"), causalLength: 1, versions: [version(one, 2)], values: [])
+        let keyOnly = PendingRow(row, names: [], columnRules: [], keeping: { _ in true })
+        #expect(try PendingRow(decoding: keyOnly.encoded()).sites == [one])
+    }
+
     @Test("a replica a migration behind sends its renamed column under the old name, and it matches")
     func olderSender() throws {
         let older = try SyncEngine(store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV1.self])

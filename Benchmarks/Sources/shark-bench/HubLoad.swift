@@ -8,16 +8,19 @@ import SharkSQLite
 import SharkSync
 import Synchronization
 
-/// `shark-bench --hub-load`: sustained sync through a real hub process. The hub is
-/// `shark serve` on a SQLite database, a child process whose memory is read from
-/// /proc/<pid>/status; the devices are in this process, each an in-memory store with
-/// `SyncClient`, all syncing at once in every round, each after a commit of its own.
+/// `shark-bench --hub-load`: sustained sync through a real hub. The hub is `shark serve` on
+/// a SQLite database, one child process, or with `--hub-postgres` on a fresh PostgreSQL
+/// schema, one or several child processes (`--hub-processes`) sharing it, as a deployment
+/// that outgrows one process runs; their memory is read from /proc/<pid>/status. The devices
+/// are in this process, each an in-memory store with `SyncClient`, all syncing at once in
+/// every round, each after a commit of its own.
 ///
 /// Reported: changes pushed to the hub and delivered to devices per second, each sync's
 /// latency (hdrhistogram: p50, p90, p99, max), the hub's CPU time against the wall time (how
-/// busy the hub was), and its resident memory: idle after start, at its peak under load, and
-/// while a device that joins late pulls a backlog of 100,000 and 1,000,000 changes.
-/// Every device's rows are counted at the end: a run that lost a change fails.
+/// busy the hub was; with several processes, their sum), and its resident memory (the
+/// largest process's): idle after start, at its peak under load, and while a device that
+/// joins late pulls a backlog of 100,000 and 1,000,000 changes. Every device's rows are
+/// counted at the end: a run that lost a change fails.
 enum HubLoad {
     struct Settings {
         var devices = 20
@@ -26,6 +29,11 @@ enum HubLoad {
         var backlogs = [100_000, 1_000_000]
         var shark: String
         var directory: String
+        /// The server of `--hub-postgres`; nil: the hub on a SQLite file.
+        var postgres: PostgresBenchServer?
+        /// How many `shark serve` processes share the hub's database (more than one:
+        /// PostgreSQL only).
+        var processes = 1
     }
 
     struct Backlog {
@@ -43,9 +51,15 @@ enum HubLoad {
         var delivered: Int
         var latencies: Histogram<UInt64>
         var hubCPUSeconds: Double
+        /// The bench process's CPU time over the load: the devices' imports and exports.
+        var devicesCPUSeconds: Double
+        /// The PostgreSQL server's CPU time over the load, when the hub ran on one.
+        var databaseCPUSeconds: Double?
         var hubIdleMegabytes: Double
         var hubLoadPeakMegabytes: Double
         var backlogs: [Backlog]
+        /// The PostgreSQL server's version when the hub ran on one.
+        var postgresVersion: String?
     }
 
     static let space = "bench"
@@ -67,15 +81,38 @@ enum HubLoad {
         return try box.withLock { $0! }.get()
     }
 
+    /// The run in a folder of its own (the SQLite hub, the devices' sync state, the hub's
+    /// logs) and, on PostgreSQL, a schema of its own: both gone afterwards, whatever happened.
     static func measure(_ settings: Settings) async throws -> Figures {
         let folder = URL(fileURLWithPath: settings.directory).appendingPathComponent("shark-hub-load-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("hub.sqlite").path
+        let database: Database =
+            if let server = settings.postgres {
+                .postgres(server, schema: PostgresBenchServer.freshSchema())
+            } else {
+                .sqlite(path: folder.appendingPathComponent("hub.sqlite").path)
+            }
+        let figures: Figures
+        do {
+            figures = try await load(settings, database: database, folder: folder)
+        } catch {
+            await database.drop()
+            throw error
+        }
+        await database.drop()
+        return figures
+    }
+
+    /// The load and the backlogs; the hub processes are stopped on return, before the
+    /// caller drops their database.
+    static func load(_ settings: Settings, database: Database, folder: URL) async throws -> Figures {
         // The space and every device's token, written before the hub starts.
         let joiners = settings.backlogs.count
-        let tokens = try await prepareHub(at: database, devices: settings.devices + 1 + joiners)
-        let hub = try HubProcess(shark: settings.shark, database: database, folder: folder)
+        let tokens = try await prepareHub(database, devices: settings.devices + 1 + joiners)
+        let postgresVersion = try await database.serverVersion()
+        let hub = try HubProcesses(
+            shark: settings.shark, database: database, count: settings.processes, folder: folder)
         defer { hub.stop() }
         try await Task.sleep(for: .seconds(1))
         let idle = hub.residentMegabytes()
@@ -83,11 +120,14 @@ enum HubLoad {
         // The load: every device commits, then all sync at once, round after round.
         var devices: [Device] = []
         for index in 0..<settings.devices {
-            devices.append(try Device(index: index, token: tokens[index], hub: hub.address, folder: folder))
+            devices.append(
+                try Device(index: index, token: tokens[index], hub: hub.address(for: index), folder: folder))
         }
         var latencies = Histogram<UInt64>(
             highestTrackableValue: 600_000_000_000, numberOfSignificantValueDigits: .three)
         let cpuBefore = hub.cpuSeconds()
+        let devicesCPUBefore = CPUTime.ownSeconds()
+        let databaseCPUBefore = settings.postgres == nil ? nil : CPUTime.postgresSeconds()
         let started = ContinuousClock.now
         for round in 0..<settings.rounds {
             let measured = try await withThrowingTaskGroup(of: UInt64.self) { group in
@@ -107,6 +147,8 @@ enum HubLoad {
         for device in devices { try await device.client.sync() }
         let seconds = Double(Nanoseconds.of(ContinuousClock.now - started)) / 1e9
         let cpu = hub.cpuSeconds() - cpuBefore
+        let devicesCPU = CPUTime.ownSeconds() - devicesCPUBefore
+        let databaseCPU = databaseCPUBefore.map { CPUTime.postgresSeconds() - $0 }
         let loadPeak = hub.peakMegabytes()
         let pushed = settings.devices * settings.rounds * settings.changesPerCommit
         for device in devices {
@@ -120,7 +162,8 @@ enum HubLoad {
         // that joins late pulls them all, which the hub serves chunk by chunk.
         var backlogs: [Backlog] = []
         let writer = try Device(
-            index: settings.devices, token: tokens[settings.devices], hub: hub.address, folder: folder)
+            index: settings.devices, token: tokens[settings.devices], hub: hub.address(for: settings.devices),
+            folder: folder)
         try await writer.client.sync()
         var written = try await HubBenchRow.query(in: writer.engine.store).count()
         for (number, size) in settings.backlogs.enumerated() {
@@ -135,11 +178,10 @@ enum HubLoad {
                 remaining -= part
             }
             written += size
-            let hubBytes = try fileBytes(database)
+            let hubBytes = try await database.bytes()
             hub.resetPeak()
-            let joiner = try Device(
-                index: settings.devices + 1 + number, token: tokens[settings.devices + 1 + number], hub: hub.address,
-                folder: folder)
+            let index = settings.devices + 1 + number
+            let joiner = try Device(index: index, token: tokens[index], hub: hub.address(for: index), folder: folder)
             let begun = ContinuousClock.now
             try await joiner.client.sync()
             let pullSeconds = Double(Nanoseconds.of(ContinuousClock.now - begun)) / 1e9
@@ -157,28 +199,21 @@ enum HubLoad {
         }
         return Figures(
             settings: settings, seconds: seconds, pushed: pushed, delivered: pushed * (settings.devices - 1),
-            latencies: latencies, hubCPUSeconds: cpu, hubIdleMegabytes: idle, hubLoadPeakMegabytes: loadPeak,
-            backlogs: backlogs)
+            latencies: latencies, hubCPUSeconds: cpu, devicesCPUSeconds: devicesCPU, databaseCPUSeconds: databaseCPU,
+            hubIdleMegabytes: idle, hubLoadPeakMegabytes: loadPeak,
+            backlogs: backlogs, postgresVersion: postgresVersion)
     }
 
-    /// The space, and a token for each of `devices` devices.
-    static func prepareHub(at path: String, devices: Int) async throws -> [DeviceToken] {
-        let store = try Store(.sqlite(path: path))
+    /// The space, and a token for each of `devices` devices, written through a store of the
+    /// bench's own on the hub's database (its tables too, before any hub process opens it).
+    static func prepareHub(_ database: Database, devices: Int) async throws -> [DeviceToken] {
+        let store = try Store(database.configuration)
         defer { store.close() }
         let hub = try await Hub(store: store)
         try await hub.createSpace(space, lineage: "shark-bench-hub")
         var tokens: [DeviceToken] = []
         for index in 0..<devices { tokens.append(try await hub.addDevice(to: space, name: "device \(index)")) }
         return tokens
-    }
-
-    static func fileBytes(_ database: String) throws -> Int64 {
-        var total: Int64 = 0
-        for suffix in ["", "-wal"] {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: database + suffix)
-            total += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-        }
-        return total
     }
 
     /// A device of the load: an in-memory store with sync, and its client to the hub.
@@ -218,99 +253,41 @@ final class HubBenchRow {
     }
 }
 
-/// `shark serve` as a child process on a free port of loopback, with no rate limit (the
-/// load is one address and many requests by design) and its log on a file, not a pipe that
-/// could fill.
-final class HubProcess {
-    let process: Process
-    let address: URL
-
-    init(shark: String, database: String, folder: URL) throws {
-        let log = folder.appendingPathComponent("hub.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: shark)
-        process.arguments = [
-            "serve", database, "--port", "0", "--device-requests-per-minute", "0", "--address-requests-per-minute",
-            "0", "--log-level", "warning",
-        ]
-        // The caller's SHARK_SERVE_… settings are not this hub's.
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SHARK_SERVE_") }
-        let output = try FileHandle(forWritingTo: log)
-        process.standardError = output
-        process.standardOutput = output
-        try process.run()
-        self.process = process
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: "listening on http://127.0.0.1:"),
-                let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-            {
-                address = URL(string: "http://127.0.0.1:\(port)")!
-                return
-            }
-            guard process.isRunning else { break }
-            usleep(50_000)
-        }
-        process.terminate()
-        throw BenchError.wrongResult(
-            "shark serve did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-    }
-
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    /// A line of /proc/<pid>/status, in megabytes.
-    private func status(_ field: String) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-            let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
-        else { return .nan }
-        return kilobytes / 1024
-    }
-
-    func residentMegabytes() -> Double { status("VmRSS") }
-    func peakMegabytes() -> Double { status("VmHWM") }
-
-    /// Starts the peak over from what the hub holds now (Linux: /proc/<pid>/clear_refs).
-    func resetPeak() {
-        try? "5".write(toFile: "/proc/\(process.processIdentifier)/clear_refs", atomically: false, encoding: .utf8)
-    }
-
-    /// The hub's user and system CPU time so far.
-    func cpuSeconds() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-            let end = text.lastIndex(of: ")")
-        else { return .nan }
-        // After the command's name: state is field 3, utime 14 and stime 15.
-        let fields = text[text.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-}
-
 extension HubLoad.Figures {
+    /// What the hub ran on, for the sentence above the tables: on PostgreSQL, how many
+    /// processes and how the figures add up over them, and that the server's own cost is not
+    /// in them (it is a separate process the bench does not watch).
+    var hubDescription: String {
+        guard settings.postgres != nil else { return "the hub is `shark serve` on SQLite, one process." }
+        let count = settings.processes
+        let server = "PostgreSQL \(postgresVersion ?? "?") on the same machine, over TCP on loopback"
+        guard count > 1 else {
+            return "the hub is `shark serve` on PostgreSQL, one process (\(server)); "
+                + "database CPU is every postgres process's, PostgreSQL's memory is not counted."
+        }
+        return "the hub is `shark serve` on PostgreSQL, \(count) processes sharing one database (\(server)), "
+            + "device i (the backlogs' writer and the devices that join late included) syncing through process "
+            + "i mod \(count). Hub CPU is the processes' sum, hub RSS the largest process's; "
+            + "database CPU is every postgres process's, PostgreSQL's memory is not counted."
+    }
+
     /// The figures as Markdown: the load, then the backlogs.
     var markdown: String {
         func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         func ms(_ quantile: Double) -> String { f(Double(latencies.valueAtPercentile(quantile)) / 1e6, 0) }
         var text = """
             \(settings.devices) devices, each committing \(settings.changesPerCommit) changes then syncing, \
-            all at once, \(settings.rounds) rounds; the hub is `shark serve` on SQLite, one process.
+            all at once, \(settings.rounds) rounds; \(hubDescription)
 
-            | changes pushed | pushed per second | delivered per second | sync p50 (ms) | p90 | p99 | max | hub CPU / wall | hub RSS idle (MB) | hub RSS peak (MB) |
-            | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
-            | \(pushed) | \(f(Double(pushed) / seconds, 0)) | \(f(Double(delivered) / seconds, 0)) | \(ms(50)) | \(ms(90)) | \(ms(99)) | \(ms(100)) | \(f(hubCPUSeconds / seconds, 2)) | \(f(hubIdleMegabytes)) | \(f(hubLoadPeakMegabytes)) |
+            | changes pushed | pushed per second | delivered per second | sync p50 (ms) | p90 | p99 | max | hub CPU / wall | devices CPU / wall | database CPU / wall | hub RSS idle (MB) | hub RSS peak (MB) |
+            | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+            | \(pushed) | \(f(Double(pushed) / seconds, 0)) | \(f(Double(delivered) / seconds, 0)) | \(ms(50)) | \(ms(90)) | \(ms(99)) | \(ms(100)) | \(f(hubCPUSeconds / seconds, 2)) | \(f(devicesCPUSeconds / seconds, 2)) | \(databaseCPUSeconds.map { f($0 / seconds, 2) } ?? "in the hub") | \(f(hubIdleMegabytes)) | \(f(hubLoadPeakMegabytes)) |
 
             """
         if !backlogs.isEmpty {
             text += """
 
-                A device that joins late pulls the space's whole history:
+                A device that joins late pulls the space's whole history\(databaseNote):
 
                 | changes held | files | hub database (MB) | pull (s) | changes per second | hub RSS peak while serving (MB) |
                 | ---: | ---: | ---: | ---: | ---: | ---: |
@@ -324,5 +301,11 @@ extension HubLoad.Figures {
             }
         }
         return text
+    }
+
+    /// What "hub database" measures on PostgreSQL, where there is no file to take the size of.
+    private var databaseNote: String {
+        settings.postgres == nil
+            ? "" : " (hub database: the schema's tables with their indexes and TOAST, `pg_total_relation_size`)"
     }
 }

@@ -114,6 +114,25 @@ struct SharkBench: ParsableCommand {
         })
     var hubBacklogs = [100_000, 1_000_000]
 
+    @Flag(
+        help: """
+            --hub-load: the hub on PostgreSQL, on the server SHARK_POSTGRES_HOST, _PORT, _USER and \
+            _PASSWORD_FILE name (as --postgres, which says the same here), in a fresh schema dropped at \
+            the end; written between <!-- shark-bench-hub-postgres:begin --> and :end --> lines.
+            """)
+    var hubPostgres = false
+
+    @Option(
+        help: """
+            --hub-load: how many shark serve processes share the hub's database, device i syncing through \
+            process i mod N. More than one needs --hub-postgres: a second process on a SQLite hub is refused.
+            """)
+    var hubProcesses = 1
+
+    /// Whether --hub-load runs the hub on PostgreSQL: --hub-postgres, or --postgres, which
+    /// scripts/bench-postgres.sh passes along with the server it starts.
+    var hubOnPostgres: Bool { hubPostgres || postgres }
+
     @Option(help: "The window of --batch-memory.")
     var batchSize = 1_000
 
@@ -194,6 +213,18 @@ struct SharkBench: ParsableCommand {
                 + "(swift build -c release --product shark) or name it with --shark")
     }
 
+    /// Refuses a hub of several processes on SQLite before anything starts: `shark serve`
+    /// would refuse the second process on the file by design (one process's state), and the
+    /// run would fail only after the first was up.
+    func validate() throws {
+        guard hubProcesses >= 1 else { throw ValidationError("--hub-processes is at least 1") }
+        if hubLoad && hubProcesses > 1 && !hubOnPostgres {
+            throw ValidationError(
+                "--hub-processes \(hubProcesses) needs --hub-postgres: a SQLite hub is served by one shark serve "
+                    + "process (a second is refused by design); on PostgreSQL, hub processes share one database")
+        }
+    }
+
     mutating func run() throws {
         if let path = batchIterate { return try BatchMemory.iterate(path: path, size: batchSize) }
         if let rows = batchMemory {
@@ -209,17 +240,21 @@ struct SharkBench: ParsableCommand {
             return try CommandLineMemory.measure(rows: rows, shark: try sharkPath(), directory: folder)
         }
         if hubLoad {
+            // The PostgreSQL hub has a section of its own: the SQLite one stays beside it.
+            let section = hubOnPostgres ? "shark-bench-hub-postgres" : "shark-bench-hub"
             if let markdownInto {
-                _ = try GeneratedSection.splice("", into: markdownInto, section: "shark-bench-hub", dryRun: true)
+                _ = try GeneratedSection.splice("", into: markdownInto, section: section, dryRun: true)
             }
             let figures = try HubLoad.run(
                 HubLoad.Settings(
                     devices: hubDevices, rounds: hubRounds, changesPerCommit: hubChanges, backlogs: hubBacklogs,
-                    shark: try sharkPath(), directory: folder))
+                    shark: try sharkPath(), directory: folder,
+                    postgres: hubOnPostgres ? try PostgresBenchServer.fromEnvironment() : nil,
+                    processes: hubProcesses))
             let text = figures.markdown
             print(text)
             if let markdownInto {
-                _ = try GeneratedSection.splice(text, into: markdownInto, section: "shark-bench-hub", dryRun: false)
+                _ = try GeneratedSection.splice(text, into: markdownInto, section: section, dryRun: false)
             }
             return
         }

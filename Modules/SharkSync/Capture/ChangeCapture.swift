@@ -38,6 +38,7 @@ final class ChangeCapture: TransactionObserver {
         synced.union(tables.values.map(\.schema.name)).union([
             SyncEngine.siteEntity, SyncEngine.pendingEntity, SyncEngine.stateColumnsEntity, SyncEngine.stateBatchEntity,
             StateBatchIndex.entity, ArrivalLog.entity, "SharkSyncHorizon", "SharkSyncStandIn",
+            "SharkSyncKept",
         ])
     }
 

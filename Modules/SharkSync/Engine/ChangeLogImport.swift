@@ -25,6 +25,13 @@ struct ChangeLogImport {
     private var summary = SyncImportSummary()
     /// Sites with changes in the file this store could not apply: its vector must not claim them.
     private var incomplete = Set<UUID>()
+    /// How far this store received the sites whose changes it keeps for a migration, by site
+    /// (see ``KeptThrough``); the records this import changed.
+    private var kept: [UUID: SyncKeptRecord]
+    private var keptChanged: [SyncKeptRecord] = []
+    /// Sites whose kept values a merge with what was kept before dropped (``PendingRow/lost``):
+    /// not noted as received, and their records forgotten.
+    private var lost = Set<UUID>()
     /// This replica's vector before the import: what it had seen (see ``ConflictDetector``).
     private let vectorBefore: VersionVector
     /// What the first frame of each entity of the file settled, by the entity's index.
@@ -58,6 +65,8 @@ struct ChangeLogImport {
             throw SyncError.misuse(.noLocalSite, "the store's sync metadata has no local site")
         }
         self.local = local
+        kept = Dictionary(
+            try KeptThrough.records(in: tx, of: engine).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         vectorBefore = engine.onConflict == nil ? VersionVector() : sites.vector
         clock = HybridLogicalClock(last: UInt64(local.clock))
         arrival = try ArrivalLog.begin(in: tx, sites: sites, filters: engine.filters)
@@ -125,7 +134,12 @@ struct ChangeLogImport {
         }
         claimSourceVector()
         try ArrivalLog.record(arrival, sites: &sites, in: tx)
-        try tx.writingBookkeeping { try tx.commit(sites.records) }
+        let forgotten = lost.compactMap { kept[$0] }
+        try tx.writingBookkeeping {
+            try tx.commit(sites.records)
+            if !keptChanged.isEmpty { try tx.commit(keptChanged) }
+            for record in forgotten { try tx.remove(record) }
+        }
         return summary
     }
 
@@ -169,11 +183,10 @@ struct ChangeLogImport {
             for site in Self.policySites(of: row, in: entity) { incomplete.insert(site.site) }
         }
         let names = entity.columns.map(\.name)
-        try engine.keepPending(
-            entity.rows.map {
-                ($0.key, PendingRow($0, names: names, columnRules: entity.columns.map(\.rule), keeping: { _ in true }))
-            },
-            entity: entity.name, in: tx)
+        let rows = entity.rows.map {
+            ($0.key, PendingRow($0, names: names, columnRules: entity.columns.map(\.rule), keeping: { _ in true }))
+        }
+        lost.formUnion(try engine.keepPending(rows, entity: entity.name, in: tx))
     }
 
     /// Where the file's columns sit in this store's rows.
@@ -284,7 +297,7 @@ struct ChangeLogImport {
             adjusted?.append(usable)
         }
         start.skipped.formUnion(skipped)
-        if !kept.isEmpty { try engine.keepPending(kept, entity: schema.name, in: tx) }
+        if !kept.isEmpty { lost.formUnion(try engine.keepPending(kept, entity: schema.name, in: tx)) }
         return adjusted.map { $0[...] } ?? entity.rows[...]
     }
 
@@ -421,13 +434,25 @@ struct ChangeLogImport {
 
     /// Claims the source's vector only for sites whose every change beyond what this store
     /// had is in the file: the file holds all of a site's changes past `since`, so a store
-    /// that had at least `since` of it has them all now.
+    /// that had at least `since` of it has them all now. A site the file continues but this
+    /// store cannot claim (some of its changes kept for a migration, here or by an earlier
+    /// file) is noted as received that far instead (``KeptThrough``).
     private mutating func claimSourceVector() {
         let had = sites.vector
-        for (site, sequence) in log.vector.entries where site != engine.site && !incomplete.contains(site) {
-            guard had[site] >= log.since[site], sequence > had[site] else { continue }
-            _ = sites.number(of: site)
-            sites.record(of: site)?.seen = Int64(clamping: sequence)
+        for (site, sequence) in log.vector.entries where site != engine.site {
+            let keptThrough = UInt64(max(0, kept[site]?.through ?? 0))
+            if !incomplete.contains(site), had[site] >= log.since[site] {
+                guard sequence > had[site] else { continue }
+                _ = sites.number(of: site)
+                sites.record(of: site)?.seen = Int64(clamping: sequence)
+            } else if !lost.contains(site), max(had[site], keptThrough) >= log.since[site],
+                sequence > max(had[site], keptThrough)
+            {
+                let record = kept[site] ?? SyncKeptRecord(id: site, through: 0)
+                record.through = Int64(clamping: sequence)
+                kept[site] = record
+                keptChanged.append(record)
+            }
         }
         local.clock = Int64(clamping: clock.last)
     }

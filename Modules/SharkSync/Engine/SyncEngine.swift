@@ -48,6 +48,9 @@ public final class SyncEngine: Sendable {
     /// Whether the store has a stand-in table (see ``SyncStandInRecord``): always, but on a
     /// read-only store that synced before unique indexes could.
     let recordsStandIns: Bool
+    /// Whether the store has a table of sites received beyond its vector (see
+    /// ``KeptThrough``): always, but on a read-only store that synced before it existed.
+    let recordsKept: Bool
     /// Where imports report conflicts (``SyncOptions/onConflict``); nil: they look for none.
     let onConflict: (@Sendable (SyncConflict) -> Void)?
 
@@ -148,6 +151,7 @@ public final class SyncEngine: Sendable {
             try store.prepare(SyncStateBatchRecord.self)
             try store.prepare(SyncHorizonRecord.self)
             try store.prepare(SyncStandInRecord.self)
+            try store.prepare(SyncKeptRecord.self)
             try store.prepareInternal(StateBatchIndex.schema)
             try store.prepareInternal(ArrivalLog.schema)
             site = try Self.localSite(of: store, lineage: lineage, requested: options.site)
@@ -160,6 +164,7 @@ public final class SyncEngine: Sendable {
         self.tables = tables
         recordsHorizon = !store.isReadOnly || recorded["SharkSyncHorizon"] != nil
         recordsStandIns = !store.isReadOnly || recorded["SharkSyncStandIn"] != nil
+        recordsKept = !store.isReadOnly || recorded["SharkSyncKept"] != nil
         var uniqueClaims: [String: UniqueClaims] = [:]
         for schema in schemas { uniqueClaims[schema.name] = try UniqueClaims.plan(for: schema) }
         self.uniqueClaims = uniqueClaims
@@ -222,6 +227,39 @@ public final class SyncEngine: Sendable {
     /// ```
     public func versionVector() async throws -> VersionVector {
         SiteTable(try await SyncSiteRecord.query(in: store).fetch()).vector
+    }
+
+    /// What this replica has received: its `versionVector()`, joined with the changes it
+    /// holds but cannot apply yet, whose values wait for a migration (an entity or a column
+    /// this app version does not have; see docs/sync.md, "Replicas a migration apart"). The
+    /// vector claims those changes only once the migration applies them, when the engine
+    /// opens after it; meanwhile a peer that exports since this vector, or a hub client
+    /// that skips files it covers, sends nothing twice.
+    ///
+    /// Use `versionVector()` for what the replica *applied*: to compare digests, and to
+    /// acknowledge what tombstones it has seen.
+    ///
+    /// ```swift
+    /// let file = try phone.exportChanges(since: try laptop.receivedVector())
+    /// ```
+    public func receivedVector() throws -> VersionVector {
+        try store.read { snapshot in try self.receivedVector(in: snapshot) }
+    }
+
+    /// `receivedVector()` read on one of the store's reader threads.
+    ///
+    /// ```swift
+    /// let received = try await sync.receivedVector()
+    /// ```
+    public func receivedVector() async throws -> VersionVector {
+        try await store.read { snapshot in try self.receivedVector(in: snapshot) }
+    }
+
+    /// The vector and the sites kept through, read in one snapshot.
+    private func receivedVector(in snapshot: ReadTransaction) throws -> VersionVector {
+        var vector = SiteTable(try snapshot.fetch(SyncSiteRecord.query(in: store))).vector
+        if recordsKept { vector.formJoin(KeptThrough.vector(of: try snapshot.fetch(SyncKeptRecord.query(in: store)))) }
+        return vector
     }
 
     private static func check(_ schema: EntitySchema) throws {
