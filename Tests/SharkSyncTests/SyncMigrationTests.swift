@@ -106,6 +106,32 @@ struct SyncMigrationTests {
         #expect(try migrated.digest() == (try newer.digest()))
     }
 
+    @Test(
+        "values kept for a column that a later migration renamed apply to it under its new name",
+        arguments: TestDriver.allCases.filter(\.isPersistent))
+    func keptForRenamedColumn(driver: TestDriver) throws {
+        let newer = try SyncEngine(store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self])
+        defer { newer.store.close() }
+        let id = UUID.v7()
+        try newer.store.commit(SyncDocV2(id: id, title: "plan", tags: "work"))
+        let path = TemporaryPath()
+        defer { path.cleanUp() }
+        do {
+            let store = try driver.openFile(path.path)
+            defer { store.close() }
+            let older = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV1.self])
+            #expect(try older.importChanges(from: try newer.exportChanges()).skippedColumns == ["SyncDoc.tags"])
+        }
+        // The app skips a version: the column comes already renamed.
+        let store = try driver.openFile(path.path)
+        defer { store.close() }
+        let updated = try SyncEngine(store: store, lineage: "docs", models: [SyncDocV3.self])
+        let doc = try #require(try store.find(SyncDocV3.self, id: id))
+        #expect(doc.title == "plan" && doc.labels == "work")
+        #expect(try updated.versionVector() == (try newer.versionVector()))
+        #expect(try updated.receivedVector() == (try updated.versionVector()))
+    }
+
     @Test("kept rows note every site merged into them, and the sites of resolver values a merge dropped")
     func keptRowSites() throws {
         let one = UUID()

@@ -149,6 +149,20 @@ final class SyncDocV2 {
     }
 }
 
+/// The entity two migrations on: `tags` renamed to `labels`.
+@Model(entity: "SyncDoc")
+final class SyncDocV3 {
+    var id: UUID
+    @Renamed(from: "heading") var title: String = ""
+    @Renamed(from: "tags") var labels: String = ""
+
+    init(id: UUID, title: String, labels: String) {
+        self.id = id
+        self.title = title
+        self.labels = labels
+    }
+}
+
 /// An entity only the second version has.
 @Model
 final class SyncLabel {

@@ -333,24 +333,36 @@ extension SyncEngine {
                 ChangeLogColumn(name: $0.name, type: $0.type, rule: rules[$0.name] ?? .lastWriterWins)
             }
             let names = columns.map(\.name)
+            // The column a kept value goes to here: of its name, or renamed from it since (a
+            // migration that added the column and one that renamed it, both after the file).
+            func local(_ column: String) -> ColumnSchema? {
+                let here = schema.columns.dropFirst()
+                return here.first { $0.name == column } ?? here.first { $0.previousNames?.contains(column) == true }
+            }
             var changes: [RowChange] = []
             for (record, key, row) in rows {
                 // What still does not fit (a column not here, of another storage class, or
                 // merged by another rule) stays kept.
                 func fits(_ column: String, _ value: Value) -> Bool {
+                    guard let here = local(column) else { return false }
                     let rule = row.rules[column] ?? .lastWriterWins
-                    guard rule == (rules[column] ?? .lastWriterWins) else { return false }
+                    guard rule == (rules[here.name] ?? .lastWriterWins) else { return false }
                     // A counter's totals, a resolver's envelope: decoded when merged; a resolver's
                     // only by an engine that has the app's function, and when its value fits.
                     if rule.namesSites {
                         if let resolver = rule.resolver, resolver.join == nil { return false }
-                        let here = schema.columns.dropFirst().first { $0.name == column }
-                        return here != nil && ChangeLogImport.envelopeFits(value, rule: rule, column: here)
+                        return ChangeLogImport.envelopeFits(value, rule: rule, column: here)
                     }
-                    return schema.columns.dropFirst().contains { $0.name == column && $0.fitting(value) != nil }
+                    return here.fitting(value) != nil
                 }
                 var applicable = row
-                applicable.values = row.values.filter { fits($0.key, $0.value.value) }
+                applicable.values = [:]
+                applicable.rules = [:]
+                for (column, entry) in row.values where fits(column, entry.value) {
+                    let name = local(column)!.name
+                    applicable.values[name] = entry
+                    applicable.rules[name] = row.rules[column]
+                }
                 changes.append(applicable.rowChange(key: key, columns: names))
                 var rest = row
                 rest.values = row.values.filter { !fits($0.key, $0.value.value) }
