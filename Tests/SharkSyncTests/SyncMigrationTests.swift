@@ -10,6 +10,10 @@ import Testing
 /// an entity the receiver does not have yet are kept and applied once its migration adds them.
 @Suite("Sync across migrations")
 struct SyncMigrationTests {
+    /// The drivers whose stores reopen with other models: the files of SQLite and SQLCipher,
+    /// and a PostgreSQL schema a path names.
+    static let reopenedDrivers = TestDriver.persistent.map(\.conformance) + [PostgresTestServer.conformance]
+
     @Test(
         "values for columns and entities not here yet are kept, then applied by the migration",
         arguments: TestDriver.allCases.filter(\.isPersistent))
@@ -47,8 +51,8 @@ struct SyncMigrationTests {
 
     @Test(
         "a replica a migration behind receives a chain of files once, and its migration claims them",
-        arguments: TestDriver.allCases.filter(\.isPersistent))
-    func receivedUntilMigration(driver: TestDriver) throws {
+        arguments: Self.reopenedDrivers)
+    func receivedUntilMigration(driver: ConformanceDriver) throws {
         let newer = try SyncEngine(
             store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self, SyncLabel.self])
         defer { newer.store.close() }
@@ -108,8 +112,8 @@ struct SyncMigrationTests {
 
     @Test(
         "values kept for a column that a later migration renamed apply to it under its new name",
-        arguments: TestDriver.allCases.filter(\.isPersistent))
-    func keptForRenamedColumn(driver: TestDriver) throws {
+        arguments: Self.reopenedDrivers)
+    func keptForRenamedColumn(driver: ConformanceDriver) throws {
         let newer = try SyncEngine(store: try TestDriver.memory.makeStore(), lineage: "docs", models: [SyncDocV2.self])
         defer { newer.store.close() }
         let id = UUID.v7()
